@@ -1,0 +1,137 @@
+package io.pgvs3.core.catalog;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+
+/**
+ * The catalog of queue namespaces: create (idempotent and safe under concurrency), list, describe, drop.
+ * <p>
+ * Names known to exist are cached so the hot paths (enqueue, append) do not ask the catalog each time; a
+ * statement that finds the namespace gone (dropped elsewhere) should call {@link #forget(QueueName)} and retry
+ * through {@link #withQueue(QueueName, Supplier)}.
+ */
+public class QueueCatalog {
+
+    private static final String UNDEFINED_TABLE = "42P01";
+    private static final String UNDEFINED_FUNCTION = "42883";
+    private static final String INVALID_SCHEMA_NAME = "3F000";
+
+    private static final RowMapper<QueueSummary> SUMMARY = (rs, row) -> new QueueSummary(
+            rs.getString("name"), rs.getString("schema_name"), rs.getTimestamp("created_at").toInstant());
+
+    private final JdbcTemplate jdbc;
+    private final Set<String> known = ConcurrentHashMap.newKeySet();
+    private final List<Consumer<QueueName>> dropListeners = new CopyOnWriteArrayList<>();
+
+    public QueueCatalog(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Creates the queue's namespace if it does not exist yet; returns its schema name. */
+    public String ensure(QueueName name) {
+        if (!known.contains(name.value())) {
+            jdbc.queryForObject("SELECT s3p.ensure_queue_schema(?)", String.class, name.value());
+            known.add(name.value());
+        }
+        return name.schema();
+    }
+
+    public boolean exists(QueueName name) {
+        if (known.contains(name.value())) {
+            return true;
+        }
+        boolean exists = Boolean.TRUE.equals(jdbc.queryForObject(
+                "SELECT EXISTS (SELECT 1 FROM s3p.queues WHERE name = ?)", Boolean.class, name.value()));
+        if (exists) {
+            known.add(name.value());
+        }
+        return exists;
+    }
+
+    public Optional<QueueSummary> describe(QueueName name) {
+        return jdbc.query("SELECT name, schema_name, created_at FROM s3p.queues WHERE name = ?", SUMMARY, name.value())
+                .stream().findFirst();
+    }
+
+    public List<QueueSummary> list(int limit, int offset) {
+        return jdbc.query("SELECT name, schema_name, created_at FROM s3p.queues ORDER BY name LIMIT ? OFFSET ?",
+                SUMMARY, limit, offset);
+    }
+
+    public List<String> names() {
+        return jdbc.queryForList("SELECT name FROM s3p.queues ORDER BY name", String.class);
+    }
+
+    public long count() {
+        Long count = jdbc.queryForObject("SELECT count(*) FROM s3p.queues", Long.class);
+        return count == null ? 0 : count;
+    }
+
+    /** Drops the namespace (both views) and its catalog row atomically; false if there was none. */
+    public boolean drop(QueueName name) {
+        known.remove(name.value());
+        boolean dropped = Boolean.TRUE.equals(jdbc.queryForObject("SELECT s3p.drop_queue(?)", Boolean.class, name.value()));
+        if (dropped) {
+            dropListeners.forEach(listener -> listener.accept(name));
+        }
+        return dropped;
+    }
+
+    /** Drops every queue namespace. */
+    public void dropAll() {
+        for (String name : names()) {
+            drop(QueueName.of(name));
+        }
+        known.clear();
+    }
+
+    public void forget(QueueName name) {
+        known.remove(name.value());
+    }
+
+    /** Called after a queue is dropped through this catalog, so caches keyed by queue can be cleared. */
+    public void onDrop(Consumer<QueueName> listener) {
+        dropListeners.add(listener);
+    }
+
+    /**
+     * Runs {@code work} against a queue that must exist, creating its namespace first. If the namespace vanished
+     * since it was cached (dropped by another instance), the cache entry is dropped and the work retried once.
+     */
+    public <T> T withQueue(QueueName name, Supplier<T> work) {
+        ensure(name);
+        try {
+            return work.get();
+        }
+        catch (DataAccessException ex) {
+            if (!isMissingNamespace(ex)) {
+                throw ex;
+            }
+            forget(name);
+            ensure(name);
+            return work.get();
+        }
+    }
+
+    /** Whether a failure means the queue's schema, table or function does not exist. */
+    public static boolean isMissingNamespace(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLException sql) {
+                String state = sql.getSQLState();
+                return UNDEFINED_TABLE.equals(state) || UNDEFINED_FUNCTION.equals(state)
+                        || INVALID_SCHEMA_NAME.equals(state);
+            }
+        }
+        return false;
+    }
+
+}

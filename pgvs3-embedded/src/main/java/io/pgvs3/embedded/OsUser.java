@@ -1,0 +1,81 @@
+package io.pgvs3.embedded;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.UserPrincipal;
+import java.nio.file.attribute.UserPrincipalLookupService;
+import java.util.List;
+
+/**
+ * Who runs the PostgreSQL processes. PostgreSQL refuses to start as root, so a root JVM runs {@code initdb} and
+ * {@code pg_ctl} through {@code setpriv} as an unprivileged user. That user keeps {@code CAP_DAC_OVERRIDE} as an
+ * ambient capability so that a data directory below a private home directory (such as {@code /root}) stays
+ * reachable.
+ */
+record OsUser(String name, List<String> commandPrefix) {
+
+    static OsUser forServer(String requested) {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return new OsUser(System.getProperty("user.name"), List.of());
+        }
+        String name = requested != null ? requested : (userExists("postgres") ? "postgres" : "nobody");
+        String id = idOutput("-u", name);
+        String group = idOutput("-g", name);
+        return new OsUser(name, List.of("setpriv", "--reuid=" + id, "--regid=" + group, "--clear-groups",
+                "--inh-caps=+dac_override", "--ambient-caps=+dac_override", "--"));
+    }
+
+    void takeOwnership(Path directory) throws IOException {
+        if (commandPrefix.isEmpty()) {
+            return;
+        }
+        UserPrincipalLookupService lookup = directory.getFileSystem().getUserPrincipalLookupService();
+        UserPrincipal user = lookup.lookupPrincipalByName(name);
+        GroupPrincipal group = lookup.lookupPrincipalByGroupName(idName(name));
+        try (var paths = Files.walk(directory)) {
+            for (Path path : (Iterable<Path>) paths::iterator) {
+                PosixFileAttributeView view = Files.getFileAttributeView(path, PosixFileAttributeView.class,
+                        LinkOption.NOFOLLOW_LINKS);
+                view.setOwner(user);
+                view.setGroup(group);
+            }
+        }
+    }
+
+    private static String idName(String user) {
+        return idOutput("-gn", user);
+    }
+
+    private static boolean userExists(String user) {
+        try {
+            idOutput("-u", user);
+            return true;
+        }
+        catch (IllegalStateException ex) {
+            return false;
+        }
+    }
+
+    private static String idOutput(String flag, String user) {
+        try {
+            Process process = new ProcessBuilder("id", flag, user).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes()).strip();
+            if (process.waitFor() != 0) {
+                throw new IllegalStateException("No OS user '" + user + "' to run PostgreSQL as: " + output);
+            }
+            return output;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+}

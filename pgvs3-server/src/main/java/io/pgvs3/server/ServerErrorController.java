@@ -1,0 +1,38 @@
+package io.pgvs3.server;
+
+import java.util.Map;
+
+import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.http.HttpServletRequest;
+import io.pgvs3.core.error.ErrorCode;
+import io.pgvs3.spring.web.OjsErrorBody;
+import io.pgvs3.spring.web.OjsErrorResponses;
+
+import org.springframework.boot.webmvc.error.ErrorController;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Renders errors that happen outside any controller (the servlet container's error dispatch) as OJS error bodies
+ * instead of a whitelabel page.
+ */
+@RestController
+public class ServerErrorController implements ErrorController {
+
+    @RequestMapping("${server.error.path:/error}")
+    public ResponseEntity<OjsErrorBody> error(HttpServletRequest request) {
+        Object status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
+        int code = status instanceof Integer value ? value : 500;
+        ErrorCode errorCode = switch (code) {
+            case 400 -> ErrorCode.INVALID_REQUEST;
+            case 404 -> ErrorCode.NOT_FOUND;
+            case 405 -> ErrorCode.METHOD_NOT_ALLOWED;
+            case 413 -> ErrorCode.PAYLOAD_TOO_LARGE;
+            case 415 -> ErrorCode.UNSUPPORTED_MEDIA_TYPE;
+            default -> code >= 500 ? ErrorCode.INTERNAL : ErrorCode.INVALID_REQUEST;
+        };
+        String message = errorCode == ErrorCode.NOT_FOUND ? "no such route" : "request failed with status " + code;
+        return OjsErrorResponses.of(errorCode, message, Map.of(), request);
+    }
+}

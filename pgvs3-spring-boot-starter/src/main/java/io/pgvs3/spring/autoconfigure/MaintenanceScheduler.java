@@ -1,0 +1,72 @@
+package io.pgvs3.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.pgvs3.core.maintenance.MaintenancePass;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Runs the {@link MaintenancePass} on a fixed delay on a thread of its own, from context start to stop. It does not
+ * rely on {@code @EnableScheduling}, so the application's own scheduling stays as the application configured it.
+ */
+public class MaintenanceScheduler implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(MaintenanceScheduler.class);
+
+    private final MaintenancePass pass;
+    private final Duration interval;
+    private ScheduledExecutorService executor;
+
+    public MaintenanceScheduler(MaintenancePass pass, Duration interval) {
+        this.pass = pass;
+        this.interval = interval;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (executor != null) {
+            return;
+        }
+        executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "pgvs3-maintenance");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.scheduleWithFixedDelay(this::runPass, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void runPass() {
+        try {
+            pass.runOnce();
+        }
+        catch (RuntimeException ex) {
+            log.warn("Maintenance pass failed: {}", ex.getMessage());
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (executor == null) {
+            return;
+        }
+        executor.shutdown();
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        executor = null;
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return executor != null;
+    }
+}

@@ -1,0 +1,10 @@
+package io.pgvs3.spring.autoconfigure;
+
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Beans of the jobs view.
+ */
+@Configuration(proxyBeanMethods = false)
+class Pgvs3JobsConfiguration {
+}

@@ -1,0 +1,35 @@
+package io.pgvs3.spring.autoconfigure;
+
+import javax.sql.DataSource;
+
+import io.pgvs3.core.maintenance.MaintenancePass;
+import io.pgvs3.core.maintenance.MaintenanceTask;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The maintenance pass and its schedule. The pass always exists (tests and tools can run it by hand); the
+ * schedule runs only where {@code pgvs3.maintenance.enabled} is true (the default).
+ */
+@AutoConfiguration(after = Pgvs3AutoConfiguration.class)
+@ConditionalOnBean(DataSource.class)
+public class Pgvs3MaintenanceAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public MaintenancePass pgvs3MaintenancePass(DataSource dataSource, ObjectProvider<MaintenanceTask> tasks) {
+        return new MaintenancePass(dataSource, tasks.orderedStream().toList());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "pgvs3.maintenance.enabled", matchIfMissing = true)
+    public MaintenanceScheduler pgvs3MaintenanceScheduler(MaintenancePass pass, Pgvs3Properties properties) {
+        return new MaintenanceScheduler(pass, properties.getMaintenance().getInterval());
+    }
+}

@@ -1,0 +1,88 @@
+package io.pgvs3.spring.autoconfigure;
+
+
+import javax.sql.DataSource;
+
+import io.pgvs3.core.Resettable;
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.spring.web.AdminResetController;
+import io.pgvs3.spring.web.OjsExceptionHandler;
+import io.pgvs3.spring.web.OjsRequestFilter;
+import io.pgvs3.spring.web.OjsResponseAdvice;
+import io.pgvs3.spring.web.QueueController;
+import io.pgvs3.spring.web.ReadOnlyInterceptor;
+import io.pgvs3.spring.web.SystemController;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * The OJS HTTP binding (jobs and streams routes under {@code /ojs}), off unless {@code pgvs3.http.enabled=true}.
+ */
+@AutoConfiguration(after = Pgvs3AutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnBean(QueueCatalog.class)
+@ConditionalOnBooleanProperty("pgvs3.http.enabled")
+@Import({ Pgvs3JobsWebConfiguration.class, Pgvs3StreamsWebConfiguration.class })
+public class Pgvs3WebAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public OjsRequestFilter pgvs3OjsRequestFilter(Pgvs3Properties properties, Pgvs3JsonMapper json) {
+        return new OjsRequestFilter(properties.getHttp().getMaxRequestBytes(), json.mapper());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public OjsExceptionHandler pgvs3OjsExceptionHandler() {
+        return new OjsExceptionHandler();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public OjsResponseAdvice pgvs3OjsResponseAdvice() {
+        return new OjsResponseAdvice();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public SystemController pgvs3SystemController(DataSource dataSource) {
+        return new SystemController(dataSource);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public QueueController pgvs3QueueController(QueueCatalog catalog) {
+        return new QueueController(catalog);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty("pgvs3.http.admin-reset-enabled")
+    public AdminResetController pgvs3AdminResetController(QueueCatalog catalog, ObjectProvider<Resettable> resettables) {
+        return new AdminResetController(catalog, resettables.orderedStream().toList());
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty("pgvs3.http.read-only")
+    public WebMvcConfigurer pgvs3ReadOnlyConfigurer() {
+        return new WebMvcConfigurer() {
+            @Override
+            public void addInterceptors(InterceptorRegistry registry) {
+                registry.addInterceptor(new ReadOnlyInterceptor()).addPathPatterns("/ojs/**");
+            }
+        };
+    }
+
+}

@@ -1,0 +1,69 @@
+package io.pgvs3.spring.web;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.catalog.QueueSummary;
+import io.pgvs3.core.error.Pgvs3Exception;
+
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The queue catalog over HTTP: {@code GET /ojs/v1/queues} (job and stream queues alike) and
+ * {@code DELETE /ojs/v1/queues/{q}} (drops both views).
+ */
+@RestController
+public class QueueController {
+
+    static final int MAX_LIMIT = 1000;
+
+    private final QueueCatalog catalog;
+
+    public QueueController(QueueCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    @GetMapping("/ojs/v1/queues")
+    public Map<String, Object> list(@RequestParam(defaultValue = "100") int limit,
+            @RequestParam(defaultValue = "0") int offset) {
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
+        }
+        if (offset < 0) {
+            throw Pgvs3Exception.invalidRequest("offset must not be negative", "offset");
+        }
+        List<Map<String, Object>> queues = catalog.list(limit, offset).stream().map(QueueController::view).toList();
+        long total = catalog.count();
+        Map<String, Object> pagination = new LinkedHashMap<>();
+        pagination.put("total", total);
+        pagination.put("limit", limit);
+        pagination.put("offset", offset);
+        pagination.put("has_more", offset + queues.size() < total);
+        return Map.of("queues", queues, "pagination", pagination);
+    }
+
+    @DeleteMapping("/ojs/v1/queues/{queue}")
+    public Map<String, Object> delete(@PathVariable String queue) {
+        QueueName name = QueueName.of(queue);
+        if (!catalog.drop(name)) {
+            throw Pgvs3Exception.notFound("queue '" + queue + "' does not exist");
+        }
+        return Map.of("deleted", true, "queue", queue);
+    }
+
+    private static Map<String, Object> view(QueueSummary summary) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("name", summary.name());
+        view.put("status", "active");
+        view.put("schema", summary.schema());
+        view.put("created_at", summary.createdAt().toString());
+        return view;
+    }
+}

@@ -1,0 +1,79 @@
+package io.pgvs3.spring.web;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code GET /ojs/manifest} and {@code GET /ojs/v1/health}.
+ */
+@RestController
+public class SystemController {
+
+    static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(2);
+
+    private final JdbcTemplate jdbc;
+    private final Instant startedAt = Instant.now();
+    private final String version;
+
+    public SystemController(DataSource dataSource) {
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.jdbc.setQueryTimeout((int) HEALTH_TIMEOUT.toSeconds());
+        String implementationVersion = SystemController.class.getPackage().getImplementationVersion();
+        this.version = implementationVersion != null ? implementationVersion : "dev";
+    }
+
+    @GetMapping("/ojs/manifest")
+    public Map<String, Object> manifest() {
+        Map<String, Object> manifest = new LinkedHashMap<>();
+        manifest.put("specversion", OjsMediaTypes.VERSION);
+        manifest.put("implementation", Map.of("name", "pgvs3", "version", version, "language", "java",
+                "homepage", "https://github.com/pgvs3/pgvs3"));
+        manifest.put("protocols", List.of("http"));
+        manifest.put("backend", "postgres");
+        manifest.put("conformance_level", 4);
+        manifest.put("extensions", List.of("streams"));
+        return manifest;
+    }
+
+    @GetMapping("/ojs/v1/health")
+    public ResponseEntity<Map<String, Object>> health() {
+        long start = System.nanoTime();
+        Map<String, Object> backend = new LinkedHashMap<>();
+        backend.put("type", "postgres");
+        boolean up;
+        try {
+            String serverVersion = CompletableFuture.supplyAsync(() -> jdbc.queryForObject("SHOW server_version", String.class))
+                    .get(HEALTH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            backend.put("status", "ok");
+            backend.put("version", serverVersion);
+            up = true;
+        }
+        catch (Exception ex) {
+            if (ex instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            backend.put("status", "error");
+            backend.put("error", "PostgreSQL did not answer within " + HEALTH_TIMEOUT.toMillis() + " ms");
+            up = false;
+        }
+        backend.put("latency_ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", up ? "ok" : "degraded");
+        body.put("version", version);
+        body.put("uptime_seconds", Duration.between(startedAt, Instant.now()).toSeconds());
+        body.put("backend", backend);
+        return ResponseEntity.status(up ? 200 : 503).body(body);
+    }
+}
