@@ -1,5 +1,6 @@
 package io.pgvs3.spring.autoconfigure;
 
+import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.core.JobTemplate;
@@ -15,7 +16,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * {@link StreamTemplate} and {@link JobTemplate} on the stores of the application's {@code DataSource}.
  */
-@AutoConfiguration(after = Pgvs3AutoConfiguration.class)
+@AutoConfiguration(after = { Pgvs3AutoConfiguration.class, Pgvs3StreamStoreAutoConfiguration.class })
+@ConditionalOnBean(QueueCatalog.class)
 public class Pgvs3TemplateAutoConfiguration {
 
     @Bean

@@ -36,7 +36,8 @@ class Pgvs3AutoConfigurationTests {
 
     private static final AutoConfigurations PGVS3 = AutoConfigurations.of(Pgvs3AutoConfiguration.class,
             Pgvs3MaintenanceAutoConfiguration.class, Pgvs3WebAutoConfiguration.class,
-            Pgvs3TemplateAutoConfiguration.class, Pgvs3ListenerAutoConfiguration.class,
+            Pgvs3StreamStoreAutoConfiguration.class, Pgvs3TemplateAutoConfiguration.class,
+            Pgvs3ListenerAutoConfiguration.class,
             Pgvs3MetricsAutoConfiguration.class, Pgvs3HealthAutoConfiguration.class);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
