@@ -13,7 +13,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobState;
 import io.pgvs3.core.stream.StreamStore;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.pgvs3.spring.annotation.JobHandler;
+import io.pgvs3.spring.autoconfigure.Pgvs3HealthIndicator;
+import io.pgvs3.spring.autoconfigure.QueueStatsSampler;
 import io.pgvs3.spring.annotation.StreamListener;
 import io.pgvs3.spring.core.JobOptions;
 import io.pgvs3.spring.core.JobTemplate;
@@ -29,6 +32,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -218,6 +223,42 @@ class ListenerApplicationTests {
         registry.wakeUp("paused.listener");
     }
 
+    @Test
+    void metersCountTheWorkAndGaugesReadTheLatestSample() {
+        MeterRegistry meters = context.getBean(MeterRegistry.class);
+        streams.append("metered", "m", Map.of("n", 1));
+        streams.append("metered", "m", Map.of("n", 2));
+        await().atMost(Duration.ofSeconds(20)).until(() -> listeners.metered.size() == 2);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(meters.get("pgvs3.stream.appended").tag("queue", "metered").counter().count()).isEqualTo(2);
+            assertThat(meters.get("pgvs3.stream.received").tag("consumer", "meter").counter().count()).isEqualTo(2);
+            assertThat(meters.get("pgvs3.stream.acked").tag("consumer", "meter").counter().count()).isEqualTo(2);
+            assertThat(meters.get("pgvs3.handler").tag("id", "metered.meter").timer().count()).isEqualTo(2);
+            assertThat(meters.get("pgvs3.maintenance.duration").timer().count()).isPositive();
+        });
+        QueueStatsSampler sampler = context.getBean(QueueStatsSampler.class);
+        sampler.sample();
+        assertThat(meters.get("pgvs3.stream.consumer.lag").tags("queue", "metered", "consumer", "meter").gauge()
+                .value()).isZero();
+        assertThat(meters.get("pgvs3.jobs.depth").tags("queue", "emails", "state", "available").gauge().value())
+                .isGreaterThanOrEqualTo(0);
+        Health health = context.getBean(Pgvs3HealthIndicator.class).health();
+        assertThat(health.getStatus()).isEqualTo(Status.UP);
+    }
+
+    @Test
+    void aTransactionalListenerKeepsTheWorkOfGoodMessagesAndRollsBackTheFailingOne() {
+        JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+        jdbc.execute("CREATE TABLE IF NOT EXISTS tx_rows (n integer NOT NULL)");
+        StreamStore store = context.getBean(StreamStore.class);
+        streams.appendAll("txq", List.of(OutgoingMessage.of("n", Map.of("n", 1)), OutgoingMessage.of("n", Map.of("n", 2)),
+                OutgoingMessage.of("n", Map.of("n", 3))));
+        store.updateConfig("txq", 1, null);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> store.deadLetters("txq", 10, 0).path("dead_letters").size() == 1);
+        assertThat(jdbc.queryForList("SELECT n FROM tx_rows ORDER BY n", Integer.class)).containsExactly(1, 3);
+    }
+
     static void sleep(long millis) {
         try {
             Thread.sleep(millis);
@@ -237,8 +278,8 @@ class ListenerApplicationTests {
     static class ListenerApp {
 
         @Bean
-        Listeners listeners() {
-            return new Listeners();
+        Listeners listeners(JdbcTemplate jdbc) {
+            return new Listeners(jdbc);
         }
 
         @Bean(name = "pgvs3ListenerBackOff")
@@ -253,6 +294,21 @@ class ListenerApplicationTests {
 
     static class Listeners {
 
+        private final JdbcTemplate jdbc;
+
+        Listeners(JdbcTemplate jdbc) {
+            this.jdbc = jdbc;
+        }
+
+        @StreamListener(queue = "txq", consumer = "writer", transactional = true)
+        void write(Map<String, Integer> message) {
+            int n = message.get("n");
+            jdbc.update("INSERT INTO tx_rows (n) VALUES (?)", n);
+            if (n == 2) {
+                throw new IllegalStateException("row 2 must not stay");
+            }
+        }
+
         final List<Order> billing = new CopyOnWriteArrayList<>();
         final List<StreamMessage<Order>> audit = new CopyOnWriteArrayList<>();
         final List<Integer> shared = new CopyOnWriteArrayList<>();
@@ -263,6 +319,12 @@ class ListenerApplicationTests {
         final List<String> outbox = new CopyOnWriteArrayList<>();
         final List<Long> wakeups = new CopyOnWriteArrayList<>();
         final List<String> paused = new CopyOnWriteArrayList<>();
+        final List<String> metered = new CopyOnWriteArrayList<>();
+
+        @StreamListener(queue = "metered", consumer = "meter")
+        void meter(String json) {
+            metered.add(json);
+        }
 
         @StreamListener(queue = "orders", consumer = "billing")
         void bill(Order order) {
