@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * {@link StreamTemplate} and {@link JobTemplate} on the stores of the application's {@code DataSource}.
  */
-@AutoConfiguration(after = { Pgvs3AutoConfiguration.class, Pgvs3StreamStoreAutoConfiguration.class })
+@AutoConfiguration(after = Pgvs3AutoConfiguration.class)
 @ConditionalOnBean(QueueCatalog.class)
 public class Pgvs3TemplateAutoConfiguration {
 
