@@ -12,8 +12,7 @@ import java.util.Map;
  */
 public final class JobOptions {
 
-    private static final JobOptions DEFAULTS = new JobOptions(null, null, null, null, null, null, null, null,
-            Map.of());
+    private static final JobOptions DEFAULTS = new JobOptions(null, null, null, null, null, null, null, Map.of());
 
     private final String queue;
     private final Integer priority;
@@ -22,11 +21,10 @@ public final class JobOptions {
     private final String id;
     private final Integer maxAttempts;
     private final Retry retry;
-    private final Unique unique;
     private final Map<String, Object> meta;
 
     private JobOptions(String queue, Integer priority, Duration delay, Instant scheduledAt, String id,
-            Integer maxAttempts, Retry retry, Unique unique, Map<String, Object> meta) {
+            Integer maxAttempts, Retry retry, Map<String, Object> meta) {
         this.queue = queue;
         this.priority = priority;
         this.delay = delay;
@@ -34,7 +32,6 @@ public final class JobOptions {
         this.id = id;
         this.maxAttempts = maxAttempts;
         this.retry = retry;
-        this.unique = unique;
         this.meta = meta;
     }
 
@@ -47,47 +44,42 @@ public final class JobOptions {
     }
 
     public JobOptions onQueue(String queue) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, meta);
     }
 
     public JobOptions priority(int priority) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, meta);
     }
 
     /** Runs the job no earlier than {@code delay} from now. */
     public JobOptions delay(Duration delay) {
-        return new JobOptions(queue, priority, delay, null, id, maxAttempts, retry, unique, meta);
+        return new JobOptions(queue, priority, delay, null, id, maxAttempts, retry, meta);
     }
 
     /** Runs the job no earlier than {@code time}. */
     public JobOptions scheduledAt(Instant time) {
-        return new JobOptions(queue, priority, null, time, id, maxAttempts, retry, unique, meta);
+        return new JobOptions(queue, priority, null, time, id, maxAttempts, retry, meta);
     }
 
     /** A client-chosen job id (UUID); generated when unset. */
     public JobOptions id(String id) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, meta);
     }
 
     /** Attempts in total before the job is discarded, keeping the default back-off. */
     public JobOptions maxAttempts(int maxAttempts) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, meta);
     }
 
     /** The full retry policy. */
     public JobOptions retry(Retry retry) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, retry.maxAttempts(), retry, unique, meta);
-    }
-
-    /** Enqueues nothing new while an equal job (by the unique keys) exists within the period. */
-    public JobOptions unique(Unique unique) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, retry.maxAttempts(), retry, meta);
     }
 
     public JobOptions meta(String key, Object value) {
         Map<String, Object> copy = new LinkedHashMap<>(meta);
         copy.put(key, value);
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, Map.copyOf(copy));
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, Map.copyOf(copy));
     }
 
     public String queue() {
@@ -118,10 +110,6 @@ public final class JobOptions {
         return retry;
     }
 
-    public Unique unique() {
-        return unique;
-    }
-
     public Map<String, Object> meta() {
         return meta;
     }
@@ -135,14 +123,5 @@ public final class JobOptions {
      * @param maxInterval        longest wait
      */
     public record Retry(int maxAttempts, Duration initialInterval, double backoffCoefficient, Duration maxInterval) {
-    }
-
-    /**
-     * Uniqueness (OJS): which job fields make two jobs equal, and for how long.
-     *
-     * @param keys   fields compared: {@code type}, {@code queue}, {@code args}
-     * @param period how long an equal job blocks a new one; null for as long as it is not finished
-     */
-    public record Unique(java.util.List<String> keys, Duration period) {
     }
 }

@@ -259,6 +259,24 @@ class ListenerApplicationTests {
         assertThat(jdbc.queryForList("SELECT n FROM tx_rows ORDER BY n", Integer.class)).containsExactly(1, 3);
     }
 
+    @Test
+    void theJobTemplateEnqueuesBatchesWithOptionsAndCancels() {
+        List<Job> batch = jobs.enqueueAll(List.of(
+                new JobTemplate.JobRequest("later.job", 1, JobOptions.queue("later")),
+                new JobTemplate.JobRequest("later.job", new Object[] { "a", 2 }, JobOptions.queue("later")
+                        .delay(Duration.ofHours(1)).priority(3).maxAttempts(7).meta("tenant", "t1"))));
+        assertThat(batch).hasSize(2);
+        assertThat(batch.get(0).state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(batch.get(0).argsJson()).isEqualTo("[1]");
+        Job later = jobs.get(batch.get(1).id()).orElseThrow();
+        assertThat(later.state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(later.priority()).isEqualTo(3);
+        assertThat(later.maxAttempts()).isEqualTo(7);
+        assertThat(later.metaJson()).contains("t1");
+        assertThat(later.argsJson()).isEqualTo("[\"a\",2]");
+        assertThat(jobs.cancel(later.id()).state()).isEqualTo(JobState.CANCELLED);
+    }
+
     static void sleep(long millis) {
         try {
             Thread.sleep(millis);
