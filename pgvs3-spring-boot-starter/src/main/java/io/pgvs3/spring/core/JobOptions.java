@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.pgvs3.core.job.UniqueOptions;
+
 /**
  * Options of one enqueue, built fluently: {@code JobOptions.queue("emails").priority(5).delay(Duration.ofMinutes(1))}.
  * Unset options take the server's defaults (queue {@code default}, priority 0, immediate, default retry policy).
@@ -12,7 +14,8 @@ import java.util.Map;
  */
 public final class JobOptions {
 
-    private static final JobOptions DEFAULTS = new JobOptions(null, null, null, null, null, null, null, Map.of());
+    private static final JobOptions DEFAULTS = new JobOptions(null, null, null, null, null, null, null, null,
+            Map.of());
 
     private final String queue;
     private final Integer priority;
@@ -21,10 +24,11 @@ public final class JobOptions {
     private final String id;
     private final Integer maxAttempts;
     private final Retry retry;
+    private final UniqueOptions unique;
     private final Map<String, Object> meta;
 
     private JobOptions(String queue, Integer priority, Duration delay, Instant scheduledAt, String id,
-            Integer maxAttempts, Retry retry, Map<String, Object> meta) {
+            Integer maxAttempts, Retry retry, UniqueOptions unique, Map<String, Object> meta) {
         this.queue = queue;
         this.priority = priority;
         this.delay = delay;
@@ -32,6 +36,7 @@ public final class JobOptions {
         this.id = id;
         this.maxAttempts = maxAttempts;
         this.retry = retry;
+        this.unique = unique;
         this.meta = meta;
     }
 
@@ -44,42 +49,50 @@ public final class JobOptions {
     }
 
     public JobOptions onQueue(String queue) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
     }
 
     public JobOptions priority(int priority) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
     }
 
     /** Runs the job no earlier than {@code delay} from now. */
     public JobOptions delay(Duration delay) {
-        return new JobOptions(queue, priority, delay, null, id, maxAttempts, retry, meta);
+        return new JobOptions(queue, priority, delay, null, id, maxAttempts, retry, unique, meta);
     }
 
     /** Runs the job no earlier than {@code time}. */
     public JobOptions scheduledAt(Instant time) {
-        return new JobOptions(queue, priority, null, time, id, maxAttempts, retry, meta);
+        return new JobOptions(queue, priority, null, time, id, maxAttempts, retry, unique, meta);
     }
 
     /** A client-chosen job id (UUID); generated when unset. */
     public JobOptions id(String id) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
     }
 
     /** Attempts in total before the job is discarded, keeping the default back-off. */
     public JobOptions maxAttempts(int maxAttempts) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
     }
 
     /** The full retry policy. */
     public JobOptions retry(Retry retry) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, retry.maxAttempts(), retry, meta);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, retry.maxAttempts(), retry, unique, meta);
+    }
+
+    /**
+     * Makes the job unique in its queue: while an equal job (by the key parts, or an explicit key) is in one of the
+     * given states, the enqueue is rejected, ignored (answering the existing job) or replaces it.
+     */
+    public JobOptions unique(UniqueOptions unique) {
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
     }
 
     public JobOptions meta(String key, Object value) {
         Map<String, Object> copy = new LinkedHashMap<>(meta);
         copy.put(key, value);
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, Map.copyOf(copy));
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, Map.copyOf(copy));
     }
 
     public String queue() {
@@ -108,6 +121,10 @@ public final class JobOptions {
 
     public Retry retry() {
         return retry;
+    }
+
+    public UniqueOptions unique() {
+        return unique;
     }
 
     public Map<String, Object> meta() {

@@ -88,6 +88,9 @@ public class JobTemplate {
         else if (options.maxAttempts() != null) {
             builder.retry(RetryPolicy.DEFAULT.withMaxAttempts(options.maxAttempts()));
         }
+        if (options.unique() != null) {
+            builder.unique(options.unique());
+        }
         if (!options.meta().isEmpty()) {
             builder.meta(json(options.meta()));
         }

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobState;
+import io.pgvs3.core.job.UniqueOptions;
 import io.pgvs3.core.stream.StreamStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pgvs3.spring.annotation.JobHandler;
@@ -275,6 +276,12 @@ class ListenerApplicationTests {
         assertThat(later.metaJson()).contains("t1");
         assertThat(later.argsJson()).isEqualTo("[\"a\",2]");
         assertThat(jobs.cancel(later.id()).state()).isEqualTo(JobState.CANCELLED);
+
+        JobOptions once = JobOptions.queue("later").delay(Duration.ofHours(1))
+                .unique(new UniqueOptions(List.of("type", "args"), null, null, null, "ignore"));
+        Job first = jobs.enqueue("unique.job", "same", once);
+        Job second = jobs.enqueue("unique.job", "same", once);
+        assertThat(second.id()).isEqualTo(first.id());
     }
 
     static void sleep(long millis) {
