@@ -118,5 +118,7 @@ class FoundationHttpTest extends ServerTestSupport {
         assertThat(error.path("retryable").isBoolean()).isTrue();
         assertThat(error.has("details")).isTrue();
         assertThat(error.path("request_id").asString()).isEqualTo(response.header("X-Request-Id"));
+        assertThat(error.path("hint").isString()).isTrue();
+        assertThat(error.path("docs_url").isString()).isTrue();
     }
 }

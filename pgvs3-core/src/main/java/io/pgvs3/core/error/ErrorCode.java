@@ -58,4 +58,20 @@ public enum ErrorCode {
         }
         return status >= 500 ? "server_error" : "client_error";
     }
+
+    /** What a client can do about an error with this code, for the {@code error.hint} field. */
+    public String hint() {
+        return switch (this) {
+            case NOT_FOUND -> "Check the name or id; finished jobs and dead letters are deleted once their retention has passed.";
+            case CONFLICT -> "Read the resource to see its current state; only the transitions of its lifecycle are allowed.";
+            case DUPLICATE -> "Send a new id, or omit it to let the server generate one.";
+            case INVALID_PAYLOAD -> "Send a JSON object with Content-Type application/openjobspec+json.";
+            case VALIDATION_ERROR, INVALID_REQUEST, UNPROCESSABLE -> "Fix the field named in details.field and send the request again.";
+            case BATCH_TOO_LARGE -> "Receive again with a larger max.";
+            case PAYLOAD_TOO_LARGE -> "Send a smaller body, or split it into several requests.";
+            case FORBIDDEN -> "This server is read-only; send mutations to a writable instance.";
+            case METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE -> "Check the route's method and content type.";
+            default -> retryable ? "Retry later with backoff." : "Do not retry this request unchanged.";
+        };
+    }
 }

@@ -6,7 +6,6 @@ import io.pgvs3.core.job.WorkflowStore;
 import io.pgvs3.spring.web.jobs.CronController;
 import io.pgvs3.spring.web.jobs.DeadLetterController;
 import io.pgvs3.spring.web.jobs.JobController;
-import io.pgvs3.spring.web.jobs.JobErrorAdvice;
 import io.pgvs3.spring.web.jobs.JobEventController;
 import io.pgvs3.spring.web.jobs.JobQueueController;
 import io.pgvs3.spring.web.jobs.WorkerController;
@@ -58,8 +57,4 @@ class Pgvs3JobsWebConfiguration {
         return new WorkflowController(workflows);
     }
 
-    @Bean
-    JobErrorAdvice pgvs3JobErrorAdvice() {
-        return new JobErrorAdvice();
-    }
 }

@@ -6,9 +6,12 @@ import java.util.Map;
 import io.pgvs3.core.error.ErrorCode;
 
 /**
- * The OJS error body: {@code {"error":{"code","type","message","retryable","details","request_id"}}}.
+ * The OJS error body: {@code {"error":{"code","type","message","retryable","details","request_id","hint","docs_url"}}}.
  */
 public record OjsErrorBody(Map<String, Object> error) {
+
+    /** Where the error codes of the OJS HTTP binding are specified. */
+    public static final String DOCS_URL = "https://github.com/openjobspec/spec";
 
     public static OjsErrorBody of(ErrorCode code, String message, Map<String, Object> details, String requestId) {
         Map<String, Object> error = new LinkedHashMap<>();
@@ -18,6 +21,8 @@ public record OjsErrorBody(Map<String, Object> error) {
         error.put("retryable", code.retryable());
         error.put("details", details == null ? Map.of() : details);
         error.put("request_id", requestId);
+        error.put("hint", code.hint());
+        error.put("docs_url", DOCS_URL);
         return new OjsErrorBody(error);
     }
 }
