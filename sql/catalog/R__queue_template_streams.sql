@@ -56,11 +56,12 @@ CREATE SEQUENCE IF NOT EXISTS @schema@.stream_subscription_seq;
 -- The metadata epoch: the current metadata part is its value modulo 2. Only compaction moves it (setval).
 CREATE SEQUENCE IF NOT EXISTS @schema@.stream_meta_epoch MINVALUE 0 START 0;
 
--- When the metadata was compacted last, and how many live rows it carried over; read and written by compaction only.
+-- When the metadata was compacted last, and the metadata sequences' sum then (stream_meta_writes()); read and
+-- written by compaction only.
 CREATE TABLE IF NOT EXISTS @schema@.stream_meta (
     singleton    boolean PRIMARY KEY DEFAULT true CHECK (singleton),
     compacted_at timestamptz NOT NULL DEFAULT now(),
-    carried      bigint NOT NULL DEFAULT 0
+    writes_mark  bigint NOT NULL DEFAULT 0
 );
 INSERT INTO @schema@.stream_meta (singleton) VALUES (true) ON CONFLICT DO NOTHING;
 
@@ -260,6 +261,13 @@ LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
     RETURN (SELECT (e.last_value % 2)::smallint FROM @schema@.stream_meta_epoch e);
 END
+$fn$;
+
+-- How many ticks, cursor moves and batches were ever written, give or take the ids of rolled-back writes.
+CREATE OR REPLACE FUNCTION @schema@.stream_meta_writes() RETURNS bigint
+LANGUAGE sql STABLE AS $fn$
+    SELECT (SELECT q.last_value FROM @schema@.stream_tick_seq q) + (SELECT q.last_value FROM @schema@.stream_cursor_seq q)
+           + (SELECT q.last_value FROM @schema@.stream_batch_seq q)
 $fn$;
 
 -- A subscription's cursor: the tick of its latest cursor row.
@@ -735,9 +743,9 @@ $fn$;
 -- of the segment truncated last; from_tick 0 replays from it) and, of the ticks still within retention, the first
 -- and the last of every 100 sequence numbers (max_seq / 100), which bounds the ticks by the retained events while
 -- a replay or a lagging consumer still finds a boundary every ~100 events.
--- Due when the current part is 30 s old and holds 10,000 rows more than compaction carried into it, or 10 minutes
--- old and holds any more. TRUNCATE replaces files and catalog rows, so it runs no more often than that.
--- Returns how many ticks it dropped; 0 when not due or busy.
+-- Due when the current part is 30 s old and 10,000 ticks, cursor moves and batches were written since the last
+-- compaction, or when it is 10 minutes old and any were. TRUNCATE replaces files and catalog rows, so it runs no
+-- more often than that. Returns how many ticks it dropped; 0 when not due or busy.
 CREATE OR REPLACE FUNCTION @schema@.stream_compact(p_force boolean)
 RETURNS integer
 LANGUAGE plpgsql AS $fn$
@@ -746,32 +754,21 @@ DECLARE
     v_config  @schema@.stream_config;
     v_old     smallint;
     v_new     smallint;
-    v_rows    bigint;
+    v_writes  bigint;
     v_live    bigint[];
     v_keep    bigint[];
     v_latest  bigint;
     v_floor   bigint;
     v_ticks   bigint;
-    v_carried bigint := 0;
-    v_count   bigint;
+    v_kept    bigint;
     v_table   text;
 BEGIN
     SELECT * INTO v_meta FROM @schema@.stream_meta;
-    v_old := @schema@.stream_meta_part();
-    IF NOT coalesce(p_force, false) THEN
-        IF now() < v_meta.compacted_at + interval '30 seconds' THEN
-            RETURN 0;
-        END IF;
-        -- counted only up to what makes compaction due, so a check costs little however big the part is
-        EXECUTE format('SELECT (SELECT count(*) FROM (SELECT 1 FROM @schema@.%I LIMIT $1) t)'
-                       ' + (SELECT count(*) FROM (SELECT 1 FROM @schema@.%I LIMIT $1) c)'
-                       ' + (SELECT count(*) FROM (SELECT 1 FROM @schema@.%I LIMIT $1) b)',
-                       'stream_ticks_' || v_old, 'stream_cursors_' || v_old, 'stream_batches_' || v_old)
-            INTO v_rows USING v_meta.carried + 10000;
-        IF v_rows <= v_meta.carried
-           OR (v_rows < v_meta.carried + 10000 AND now() < v_meta.compacted_at + interval '10 minutes') THEN
-            RETURN 0;
-        END IF;
+    v_writes := @schema@.stream_meta_writes();
+    IF NOT coalesce(p_force, false)
+       AND (now() < v_meta.compacted_at + interval '30 seconds' OR v_writes = v_meta.writes_mark
+            OR (v_writes < v_meta.writes_mark + 10000 AND now() < v_meta.compacted_at + interval '10 minutes')) THEN
+        RETURN 0;
     END IF;
     IF NOT pg_try_advisory_xact_lock(@schema@.stream_rotation_key()) THEN
         RETURN 0;
@@ -794,17 +791,14 @@ BEGIN
     CROSS JOIN LATERAL (SELECT * FROM @schema@.stream_cursors l WHERE l.sub_id = s.sub_id
                         ORDER BY l.id DESC LIMIT 1) c
     WHERE c.part = v_old;
-    GET DIAGNOSTICS v_count = ROW_COUNT;
-    v_carried := v_carried + v_count;
 
-    v_live := ARRAY(SELECT b.batch_id FROM @schema@.stream_subscriptions s
-                    JOIN @schema@.stream_batches b ON b.sub_id = s.sub_id
-                    WHERE b.end_tick > @schema@.stream_cursor_tick(s.sub_id));
+    v_live := ARRAY(SELECT b.batch_id
+                    FROM (SELECT s.sub_id, @schema@.stream_cursor_tick(s.sub_id) AS tick
+                          FROM @schema@.stream_subscriptions s) c
+                    JOIN @schema@.stream_batches b ON b.sub_id = c.sub_id AND b.start_tick >= c.tick);
     INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, created_at)
     SELECT v_new, b.batch_id, b.sub_id, b.member, b.start_tick, b.end_tick, b.seqs, b.created_at
     FROM @schema@.stream_batches b WHERE b.part = v_old AND b.batch_id = ANY (v_live);
-    GET DIAGNOSTICS v_count = ROW_COUNT;
-    v_carried := v_carried + v_count;
     INSERT INTO @schema@.stream_acks (part, batch_id, acked_at)
     SELECT v_new, a.batch_id, a.acked_at FROM @schema@.stream_acks a WHERE a.part = v_old AND a.batch_id = ANY (v_live);
     INSERT INTO @schema@.stream_nacks (part, batch_id, seq, created_at)
@@ -836,15 +830,14 @@ BEGIN
                                   FROM @schema@.stream_ticks r
                                   WHERE r.tick_id > coalesce(v_floor, 0)) r
                             WHERE r.first = 1 OR r.last = 1));
-    GET DIAGNOSTICS v_count = ROW_COUNT;
-    v_carried := v_carried + v_count;
+    GET DIAGNOSTICS v_kept = ROW_COUNT;
 
     FOREACH v_table IN ARRAY ARRAY['stream_ticks_', 'stream_cursors_', 'stream_batches_', 'stream_acks_',
                                    'stream_nacks_'] LOOP
         EXECUTE format('TRUNCATE @schema@.%I', v_table || v_old);
     END LOOP;
-    UPDATE @schema@.stream_meta SET compacted_at = now(), carried = v_carried;
-    RETURN v_ticks - v_count;
+    UPDATE @schema@.stream_meta SET compacted_at = now(), writes_mark = v_writes;
+    RETURN v_ticks - v_kept;
 END
 $fn$;
 
@@ -883,7 +876,8 @@ BEGIN
         -- Batches start at or after their group's cursor and ticks only grow, so checking cursors covers them.
         EXECUTE format(
             'SELECT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s'
-            '  JOIN @schema@.stream_ticks t ON t.tick_id = @schema@.stream_cursor_tick(s.sub_id)'
+            '  CROSS JOIN LATERAL (SELECT c.snapshot FROM @schema@.stream_ticks c'
+            '                      WHERE c.tick_id = @schema@.stream_cursor_tick(s.sub_id) LIMIT 1) t'
             '  WHERE EXISTS (SELECT 1 FROM @schema@.%I e WHERE e.txid >= pg_snapshot_xmin(t.snapshot)'
             '                AND NOT pg_visible_in_snapshot(e.txid, t.snapshot)))', v_table)
             INTO v_pinned;
