@@ -135,7 +135,8 @@ CREATE INDEX IF NOT EXISTS stream_cursors_sub ON @schema@.stream_cursors (sub_id
 
 -- Batches, with the exact events of each as one compact array of sequence numbers. A batch is outstanding while
 -- its end tick is past the subscription's cursor; the batches of one subscription cover consecutive tick ranges,
--- so (sub_id, start_tick) finds both the newest one and the one that starts where another ends.
+-- so (sub_id, start_tick) finds both the newest one and the one that starts where another ends, and
+-- (sub_id, member, start_tick) a member's newest one. Each lookup is one index probe, whatever the parameters.
 CREATE TABLE IF NOT EXISTS @schema@.stream_batches (
     part       smallint NOT NULL,
     batch_id   bigint NOT NULL,
@@ -150,6 +151,7 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_batches_0 PARTITION OF @schema@.strea
 CREATE TABLE IF NOT EXISTS @schema@.stream_batches_1 PARTITION OF @schema@.stream_batches FOR VALUES IN (1);
 CREATE INDEX IF NOT EXISTS stream_batches_batch ON @schema@.stream_batches (batch_id);
 CREATE INDEX IF NOT EXISTS stream_batches_sub ON @schema@.stream_batches (sub_id, start_tick);
+CREATE INDEX IF NOT EXISTS stream_batches_member ON @schema@.stream_batches (sub_id, member, start_tick);
 
 -- Acks of batches the cursor could not pass yet (a cooperative member acked before the batches ahead of it). An
 -- ack that moves the cursor is just the cursor row: a batch behind the cursor is acked.
@@ -348,16 +350,22 @@ BEGIN
 END
 $fn$;
 
--- The outstanding, unacked batch of one member of a subscription whose cursor is at p_cursor, or null. Batches
--- ahead of the cursor are few: one per member plus those acked out of order.
+-- The outstanding, unacked batch of one member of a subscription whose cursor is at p_cursor, or null. A member
+-- gets a new batch only once its previous one is acked, so only its newest batch can be unacked.
 CREATE OR REPLACE FUNCTION @schema@.stream_active_batch(p_sub_id bigint, p_member text, p_cursor bigint)
 RETURNS bigint
 LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_batch bigint;
 BEGIN
-    RETURN (SELECT b.batch_id FROM @schema@.stream_batches b
-            WHERE b.sub_id = p_sub_id AND b.start_tick >= p_cursor AND b.member = p_member
-              AND NOT EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = b.batch_id)
-            LIMIT 1);
+    SELECT b.batch_id INTO v_batch FROM @schema@.stream_batches b
+    WHERE b.sub_id = p_sub_id AND b.member = p_member AND b.start_tick >= p_cursor
+    ORDER BY b.start_tick DESC
+    LIMIT 1;
+    IF v_batch IS NULL OR EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = v_batch) THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_batch;
 END
 $fn$;
 
