@@ -5,11 +5,25 @@
 -- Error codes raised by these functions (mapped to OJS errors by io.pgvs3.core.stream.StreamErrors):
 --   S3400 invalid request, S3404 not found, S3409 conflict, S3413 batch too large.
 --
+-- Storage. Append, receive, ack and nack never UPDATE or DELETE a row, so a transaction that holds the xmin horizon
+-- open cannot make them leave dead tuples behind:
+--   * events go to the current of three segments (stream_events_0..2), emptied by TRUNCATE on rotation;
+--   * ticks, cursor moves (stream_cursors, the latest row of a subscription wins), batches and their acks and nacks
+--     are inserted into the current of two metadata parts (stream_ticks_0/1, stream_cursors_0/1, ...). Compaction
+--     switches parts, copies what is still live (the latest cursor of every subscription, the batches no cursor has
+--     passed with their acks and nacks, the ticks something needs) into the new part and TRUNCATEs the old one.
+--     Reads go through the partitioned parents and their indexes, so they find the latest row whichever part holds
+--     it. The current part is the epoch sequence modulo 2: a sequence, because it is read on every write and must
+--     not leave row versions behind when it changes.
+--   Only maintenance updates or deletes (stream_config and stream_segments on rotation, stream_meta on compaction,
+--   retry rows when they move back into the log, dead letters on replay or purge) and so does unsubscribe.
+--
 -- Locks (keys are per queue):
---   rotation key, shared:    append, retry move, DLQ replay, subscribe, receive (they add events or take a cursor
---                            position); exclusive, try-only: rotation and tick cleanup, which therefore never see a
---                            half-made append or cursor allocation and never queue behind a long transaction
---                            (appenders wait only for the few statements they run while holding it).
+--   rotation key, shared:    every operation that writes events or metadata (append, retry move, DLQ replay,
+--                            subscribe, receive, ack, nack); exclusive, try-only: rotation and compaction, which
+--                            therefore never see a half-made write and never queue behind a long transaction.
+--   consumer key, exclusive: per subscription; serialises batch allocation, ack, nack and unsubscribe of one
+--                            consumer (PgQue serialises on the subscription row; a lock takes no row version).
 --   tick key, exclusive:     creating a tick; the snapshot is captured by a statement that runs after it is held, so
 --                            tick snapshots grow with tick ids.
 INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams', 20, $template$
@@ -37,6 +51,19 @@ VALUES (0, now()), (1, NULL), (2, NULL) ON CONFLICT DO NOTHING;
 CREATE SEQUENCE IF NOT EXISTS @schema@.stream_seq;
 CREATE SEQUENCE IF NOT EXISTS @schema@.stream_tick_seq;
 CREATE SEQUENCE IF NOT EXISTS @schema@.stream_batch_seq;
+CREATE SEQUENCE IF NOT EXISTS @schema@.stream_cursor_seq;
+CREATE SEQUENCE IF NOT EXISTS @schema@.stream_subscription_seq;
+-- The metadata epoch: the current metadata part is its value modulo 2. Only compaction moves it (setval).
+CREATE SEQUENCE IF NOT EXISTS @schema@.stream_meta_epoch MINVALUE 0 START 0;
+
+-- When the metadata was compacted last, and the metadata sequences' sum then (stream_meta_writes()); read and
+-- written by compaction only.
+CREATE TABLE IF NOT EXISTS @schema@.stream_meta (
+    singleton    boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    compacted_at timestamptz NOT NULL DEFAULT now(),
+    writes_mark  bigint NOT NULL DEFAULT 0
+);
+INSERT INTO @schema@.stream_meta (singleton) VALUES (true) ON CONFLICT DO NOTHING;
 
 -- The log. Rows are only ever inserted; a segment is emptied by TRUNCATE, never by DELETE, so it holds no dead
 -- tuples. The only index is on txid: every read is a snapshot difference, i.e. a txid range.
@@ -56,48 +83,137 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_events_1 PARTITION OF @schema@.stream
 CREATE TABLE IF NOT EXISTS @schema@.stream_events_2 PARTITION OF @schema@.stream_events FOR VALUES IN (2);
 CREATE INDEX IF NOT EXISTS stream_events_txid ON @schema@.stream_events (txid);
 
+-- Namespaces made by the first streams template kept ticks and batches in plain tables, updated and deleted in
+-- place. They are renamed here and copied into the parted tables below, then dropped.
+DO $migrate$
+BEGIN
+    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('@schema@.stream_ticks')) = 'r' THEN
+        ALTER TABLE @schema@.stream_ticks RENAME TO stream_ticks_v1;
+    END IF;
+    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('@schema@.stream_batches')) = 'r' THEN
+        ALTER TABLE @schema@.stream_batches RENAME TO stream_batches_v1;
+    END IF;
+END
+$migrate$;
+
+-- Saved snapshots; batch boundaries. A tick lives in one metadata part at a time.
 CREATE TABLE IF NOT EXISTS @schema@.stream_ticks (
-    tick_id    bigint PRIMARY KEY,
+    part       smallint NOT NULL,
+    tick_id    bigint NOT NULL,
     snapshot   pg_snapshot NOT NULL,
     max_seq    bigint NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
-);
--- The floor tick every namespace starts with, so a first subscriber sees every event appended after creation.
-INSERT INTO @schema@.stream_ticks (tick_id, snapshot, max_seq)
-SELECT nextval('@schema@.stream_tick_seq'), pg_current_snapshot(), 0
-WHERE NOT EXISTS (SELECT 1 FROM @schema@.stream_ticks);
+) PARTITION BY LIST (part);
+CREATE TABLE IF NOT EXISTS @schema@.stream_ticks_0 PARTITION OF @schema@.stream_ticks FOR VALUES IN (0);
+CREATE TABLE IF NOT EXISTS @schema@.stream_ticks_1 PARTITION OF @schema@.stream_ticks FOR VALUES IN (1);
+CREATE INDEX IF NOT EXISTS stream_ticks_tick ON @schema@.stream_ticks (tick_id);
 
--- One row per consumer (a fan-out cursor, or the group cursor of cooperative members). last_tick moves only on ack
--- (or on an empty receive that reaches a newer tick); the allocation cursor of cooperative members (next_tick) is
--- the end of the group's newest outstanding batch, so a receive never updates this row.
+-- One row per consumer (a fan-out cursor, or the group cursor of cooperative members). Its metadata rows refer
+-- to sub_id, so a consumer that unsubscribes and subscribes again starts clean; compaction drops the old rows.
 CREATE TABLE IF NOT EXISTS @schema@.stream_subscriptions (
     consumer   text PRIMARY KEY,
-    last_tick  bigint NOT NULL,
+    sub_id     bigint NOT NULL DEFAULT nextval('@schema@.stream_subscription_seq'),
     created_at timestamptz NOT NULL DEFAULT now()
 );
+ALTER TABLE @schema@.stream_subscriptions
+    ADD COLUMN IF NOT EXISTS sub_id bigint NOT NULL DEFAULT nextval('@schema@.stream_subscription_seq');
+CREATE UNIQUE INDEX IF NOT EXISTS stream_subscriptions_sub ON @schema@.stream_subscriptions (sub_id);
 
--- Outstanding batches: one unacked batch per consumer member (member '' when not cooperative). An acked batch is
--- deleted as soon as the group cursor passes it; only cooperative members leave acked rows behind, until the
--- batches before them are acked too.
+-- Cursor moves: the latest row of a subscription (highest id) is its last_tick. It moves on ack, or on an empty
+-- receive that reaches a newer tick; the allocation cursor of cooperative members (next_tick) is the end of the
+-- group's newest batch, so a receive that hands out a batch does not move it.
+CREATE TABLE IF NOT EXISTS @schema@.stream_cursors (
+    part       smallint NOT NULL,
+    id         bigint NOT NULL,
+    sub_id     bigint NOT NULL,
+    tick       bigint NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+) PARTITION BY LIST (part);
+CREATE TABLE IF NOT EXISTS @schema@.stream_cursors_0 PARTITION OF @schema@.stream_cursors FOR VALUES IN (0);
+CREATE TABLE IF NOT EXISTS @schema@.stream_cursors_1 PARTITION OF @schema@.stream_cursors FOR VALUES IN (1);
+CREATE INDEX IF NOT EXISTS stream_cursors_sub ON @schema@.stream_cursors (sub_id, id DESC);
+
+-- Batches, with the exact events of each as one compact array of sequence numbers. A batch is outstanding while
+-- its end tick is past the subscription's cursor; the batches of one subscription cover consecutive tick ranges,
+-- so (sub_id, start_tick) finds both the newest one and the one that starts where another ends, and
+-- (sub_id, member, start_tick) a member's newest one. Each lookup is one index probe, whatever the parameters.
 CREATE TABLE IF NOT EXISTS @schema@.stream_batches (
-    batch_id   bigint PRIMARY KEY,
-    consumer   text NOT NULL,
+    part       smallint NOT NULL,
+    batch_id   bigint NOT NULL,
+    sub_id     bigint NOT NULL,
     member     text NOT NULL DEFAULT '',
     start_tick bigint NOT NULL,
     end_tick   bigint NOT NULL,
-    nacked     bigint[] NOT NULL DEFAULT '{}',
-    created_at timestamptz NOT NULL DEFAULT now(),
-    acked_at   timestamptz
-);
-CREATE UNIQUE INDEX IF NOT EXISTS stream_batches_active
-    ON @schema@.stream_batches (consumer, member) WHERE acked_at IS NULL;
-CREATE INDEX IF NOT EXISTS stream_batches_consumer ON @schema@.stream_batches (consumer, start_tick);
+    seqs       bigint[] NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+) PARTITION BY LIST (part);
+CREATE TABLE IF NOT EXISTS @schema@.stream_batches_0 PARTITION OF @schema@.stream_batches FOR VALUES IN (0);
+CREATE TABLE IF NOT EXISTS @schema@.stream_batches_1 PARTITION OF @schema@.stream_batches FOR VALUES IN (1);
+CREATE INDEX IF NOT EXISTS stream_batches_batch ON @schema@.stream_batches (batch_id);
+CREATE INDEX IF NOT EXISTS stream_batches_sub ON @schema@.stream_batches (sub_id, start_tick);
+CREATE INDEX IF NOT EXISTS stream_batches_member ON @schema@.stream_batches (sub_id, member, start_tick);
 
--- The exact events of a batch, as one compact row: their sequence numbers.
-CREATE TABLE IF NOT EXISTS @schema@.stream_batch_events (
-    batch_id bigint PRIMARY KEY,
-    seqs     bigint[] NOT NULL
-);
+-- Acks of batches the cursor could not pass yet (a cooperative member acked before the batches ahead of it). An
+-- ack that moves the cursor is just the cursor row: a batch behind the cursor is acked.
+CREATE TABLE IF NOT EXISTS @schema@.stream_acks (
+    part     smallint NOT NULL,
+    batch_id bigint NOT NULL,
+    acked_at timestamptz NOT NULL DEFAULT now()
+) PARTITION BY LIST (part);
+CREATE TABLE IF NOT EXISTS @schema@.stream_acks_0 PARTITION OF @schema@.stream_acks FOR VALUES IN (0);
+CREATE TABLE IF NOT EXISTS @schema@.stream_acks_1 PARTITION OF @schema@.stream_acks FOR VALUES IN (1);
+CREATE INDEX IF NOT EXISTS stream_acks_batch ON @schema@.stream_acks (batch_id);
+
+-- The messages nacked out of outstanding batches.
+CREATE TABLE IF NOT EXISTS @schema@.stream_nacks (
+    part       smallint NOT NULL,
+    batch_id   bigint NOT NULL,
+    seq        bigint NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+) PARTITION BY LIST (part);
+CREATE TABLE IF NOT EXISTS @schema@.stream_nacks_0 PARTITION OF @schema@.stream_nacks FOR VALUES IN (0);
+CREATE TABLE IF NOT EXISTS @schema@.stream_nacks_1 PARTITION OF @schema@.stream_nacks FOR VALUES IN (1);
+CREATE INDEX IF NOT EXISTS stream_nacks_batch ON @schema@.stream_nacks (batch_id, seq);
+
+-- Moves the state of a namespace made by the first streams template into the tables above.
+DO $migrate$
+DECLARE
+    v_part smallint := (SELECT (e.last_value % 2)::smallint FROM @schema@.stream_meta_epoch e);
+BEGIN
+    IF to_regclass('@schema@.stream_ticks_v1') IS NOT NULL THEN
+        INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq, created_at)
+        SELECT v_part, t.tick_id, t.snapshot, t.max_seq, t.created_at FROM @schema@.stream_ticks_v1 t;
+        DROP TABLE @schema@.stream_ticks_v1;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_attribute a
+               WHERE a.attrelid = '@schema@.stream_subscriptions'::regclass AND a.attname = 'last_tick'
+                 AND NOT a.attisdropped) THEN
+        INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
+        SELECT v_part, nextval('@schema@.stream_cursor_seq'), s.sub_id, s.last_tick
+        FROM @schema@.stream_subscriptions s ORDER BY s.sub_id;
+        ALTER TABLE @schema@.stream_subscriptions DROP COLUMN last_tick;
+    END IF;
+    IF to_regclass('@schema@.stream_batches_v1') IS NOT NULL THEN
+        INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, created_at)
+        SELECT v_part, b.batch_id, s.sub_id, b.member, b.start_tick, b.end_tick, be.seqs, b.created_at
+        FROM @schema@.stream_batches_v1 b
+        JOIN @schema@.stream_subscriptions s ON s.consumer = b.consumer
+        JOIN @schema@.stream_batch_events be ON be.batch_id = b.batch_id;
+        INSERT INTO @schema@.stream_acks (part, batch_id, acked_at)
+        SELECT v_part, b.batch_id, b.acked_at FROM @schema@.stream_batches_v1 b WHERE b.acked_at IS NOT NULL;
+        INSERT INTO @schema@.stream_nacks (part, batch_id, seq)
+        SELECT v_part, b.batch_id, n.seq FROM @schema@.stream_batches_v1 b CROSS JOIN unnest(b.nacked) AS n(seq);
+        DROP TABLE @schema@.stream_batches_v1;
+    END IF;
+    DROP TABLE IF EXISTS @schema@.stream_batch_events;
+END
+$migrate$;
+
+-- The floor tick every namespace starts with, so a first subscriber sees every event appended after creation.
+INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
+SELECT (SELECT (e.last_value % 2)::smallint FROM @schema@.stream_meta_epoch e), nextval('@schema@.stream_tick_seq'),
+       pg_current_snapshot(), 0
+WHERE NOT EXISTS (SELECT 1 FROM @schema@.stream_ticks);
 
 CREATE TABLE IF NOT EXISTS @schema@.stream_retry_events (
     retry_id    bigserial PRIMARY KEY,
@@ -125,6 +241,9 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_dead_letters (
 );
 CREATE INDEX IF NOT EXISTS stream_dead_letters_dead_at ON @schema@.stream_dead_letters (dead_at);
 
+-- The functions of the first streams template that are gone or changed their result.
+DROP FUNCTION IF EXISTS @schema@.stream_cleanup_ticks();
+
 -- The advisory lock keys of this queue.
 CREATE OR REPLACE FUNCTION @schema@.stream_rotation_key() RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.rotation:' || @queue@, 0) $fn$;
@@ -132,8 +251,34 @@ LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.rotation:' 
 CREATE OR REPLACE FUNCTION @schema@.stream_tick_key() RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.tick:' || @queue@, 0) $fn$;
 
+CREATE OR REPLACE FUNCTION @schema@.stream_consumer_key(p_sub_id bigint) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.consumer:' || @queue@ || ':' || p_sub_id, 0) $fn$;
+
 CREATE OR REPLACE FUNCTION @schema@.stream_channel() RETURNS text
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT 's3q_' || @queue@ $fn$;
+
+-- The metadata part new rows go to. Read after the shared rotation lock is held, so it cannot change meanwhile.
+CREATE OR REPLACE FUNCTION @schema@.stream_meta_part() RETURNS smallint
+LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+    RETURN (SELECT (e.last_value % 2)::smallint FROM @schema@.stream_meta_epoch e);
+END
+$fn$;
+
+-- How many ticks, cursor moves and batches were ever written, give or take the ids of rolled-back writes.
+CREATE OR REPLACE FUNCTION @schema@.stream_meta_writes() RETURNS bigint
+LANGUAGE sql STABLE AS $fn$
+    SELECT (SELECT q.last_value FROM @schema@.stream_tick_seq q) + (SELECT q.last_value FROM @schema@.stream_cursor_seq q)
+           + (SELECT q.last_value FROM @schema@.stream_batch_seq q)
+$fn$;
+
+-- A subscription's cursor: the tick of its latest cursor row.
+CREATE OR REPLACE FUNCTION @schema@.stream_cursor_tick(p_sub_id bigint) RETURNS bigint
+LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+    RETURN (SELECT c.tick FROM @schema@.stream_cursors c WHERE c.sub_id = p_sub_id ORDER BY c.id DESC LIMIT 1);
+END
+$fn$;
 
 -- Appends messages atomically: parallel arrays, one element per message. Every event carries its transaction id,
 -- which is what ticks compare. Listeners on the channel named like the schema are woken when this commits.
@@ -183,27 +328,54 @@ LANGUAGE sql STABLE AS $fn$
                      AND pg_visible_in_snapshot(e.txid, pg_current_snapshot()))
 $fn$;
 
--- The messages of one outstanding batch, read back by its fixed sequence numbers within its tick range.
+-- The messages of one batch, read back by its fixed sequence numbers within its tick range.
 CREATE OR REPLACE FUNCTION @schema@.stream_batch_messages(p_batch_id bigint)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload jsonb, headers jsonb, retry_count integer, created_at timestamptz)
 LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
     v_batch @schema@.stream_batches;
-    v_seqs  bigint[];
     v_from  pg_snapshot;
     v_to    pg_snapshot;
 BEGIN
-    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id;
-    SELECT be.seqs INTO v_seqs FROM @schema@.stream_batch_events be WHERE be.batch_id = p_batch_id;
-    SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick;
-    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick;
+    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
+    SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick LIMIT 1;
+    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick LIMIT 1;
     RETURN QUERY
     SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
            e.headers, e.retry_count, e.created_at
     FROM @schema@.stream_events e
-    WHERE e.txid >= pg_snapshot_xmin(v_from) AND e.txid < pg_snapshot_xmax(v_to) AND e.seq = ANY (v_seqs)
+    WHERE e.txid >= pg_snapshot_xmin(v_from) AND e.txid < pg_snapshot_xmax(v_to) AND e.seq = ANY (v_batch.seqs)
     ORDER BY e.seq;
+END
+$fn$;
+
+-- The outstanding, unacked batch of one member of a subscription whose cursor is at p_cursor, or null. A member
+-- gets a new batch only once its previous one is acked, so only its newest batch can be unacked.
+CREATE OR REPLACE FUNCTION @schema@.stream_active_batch(p_sub_id bigint, p_member text, p_cursor bigint)
+RETURNS bigint
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_batch bigint;
+BEGIN
+    SELECT b.batch_id INTO v_batch FROM @schema@.stream_batches b
+    WHERE b.sub_id = p_sub_id AND b.member = p_member AND b.start_tick >= p_cursor
+    ORDER BY b.start_tick DESC
+    LIMIT 1;
+    IF v_batch IS NULL OR EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = v_batch) THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_batch;
+END
+$fn$;
+
+-- Where the next batch of a subscription starts: the end of its newest batch, or its cursor when that is further.
+CREATE OR REPLACE FUNCTION @schema@.stream_next_tick(p_sub_id bigint, p_cursor bigint)
+RETURNS bigint
+LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+    RETURN greatest(p_cursor, (SELECT b.end_tick FROM @schema@.stream_batches b WHERE b.sub_id = p_sub_id
+                               ORDER BY b.start_tick DESC LIMIT 1));
 END
 $fn$;
 
@@ -212,12 +384,13 @@ CREATE OR REPLACE FUNCTION @schema@.stream_subscribe(p_consumer text, p_from_tic
 RETURNS TABLE (consumer text, last_tick bigint, created boolean)
 LANGUAGE plpgsql AS $fn$
 DECLARE
+    v_sub  bigint;
     v_tick bigint;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
-    SELECT s.last_tick INTO v_tick FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
+    SELECT s.sub_id INTO v_sub FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
     IF FOUND THEN
-        RETURN QUERY SELECT p_consumer, v_tick, false;
+        RETURN QUERY SELECT p_consumer, @schema@.stream_cursor_tick(v_sub), false;
         RETURN;
     END IF;
     IF p_from_tick IS NULL THEN
@@ -225,34 +398,40 @@ BEGIN
     ELSIF p_from_tick = 0 THEN
         SELECT min(t.tick_id) INTO v_tick FROM @schema@.stream_ticks t;
     ELSE
-        SELECT t.tick_id INTO v_tick FROM @schema@.stream_ticks t WHERE t.tick_id = p_from_tick;
+        SELECT t.tick_id INTO v_tick FROM @schema@.stream_ticks t WHERE t.tick_id = p_from_tick LIMIT 1;
         IF NOT FOUND THEN
             RAISE EXCEPTION 'tick % is not retained', p_from_tick USING ERRCODE = 'S3404';
         END IF;
     END IF;
-    INSERT INTO @schema@.stream_subscriptions AS s (consumer, last_tick) VALUES (p_consumer, v_tick)
-    ON CONFLICT DO NOTHING;
+    INSERT INTO @schema@.stream_subscriptions AS s (consumer) VALUES (p_consumer)
+    ON CONFLICT DO NOTHING
+    RETURNING s.sub_id INTO v_sub;
     IF FOUND THEN
+        INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
+        VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_sub, v_tick);
         RETURN QUERY SELECT p_consumer, v_tick, true;
     ELSE
-        RETURN QUERY SELECT s.consumer, s.last_tick, false FROM @schema@.stream_subscriptions s
-                     WHERE s.consumer = p_consumer;
+        -- subscribed concurrently: that transaction has committed its cursor together with the subscription
+        RETURN QUERY SELECT s.consumer, @schema@.stream_cursor_tick(s.sub_id), false
+                     FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
     END IF;
 END
 $fn$;
 
+-- Removes a consumer. Its cursor rows and batches are left to compaction, which keeps only those of subscriptions.
 CREATE OR REPLACE FUNCTION @schema@.stream_unsubscribe(p_consumer text)
 RETURNS boolean
 LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_sub bigint;
 BEGIN
-    DELETE FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
+    SELECT s.sub_id INTO v_sub FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
-    DELETE FROM @schema@.stream_batch_events be
-    WHERE be.batch_id IN (SELECT b.batch_id FROM @schema@.stream_batches b WHERE b.consumer = p_consumer);
-    DELETE FROM @schema@.stream_batches b WHERE b.consumer = p_consumer;
-    RETURN true;
+    PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(v_sub));
+    DELETE FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_sub;
+    RETURN FOUND;
 END
 $fn$;
 
@@ -269,6 +448,7 @@ DECLARE
     v_member   text := coalesce(p_member, '');
     v_can_tick boolean := pg_current_xact_id_if_assigned() IS NULL
                           AND current_setting('transaction_isolation') = 'read committed';
+    v_sub      bigint;
     v_last     bigint;
     v_start    bigint;
     v_end      bigint;
@@ -283,21 +463,21 @@ BEGIN
     END IF;
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
 
-    -- Read-only fast path: idle polls take no row lock and write nothing.
-    SELECT s.last_tick INTO v_last FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
+    -- Read-only fast path: idle polls take no lock beyond the shared one and write nothing.
+    SELECT s.sub_id INTO v_sub FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'consumer % is not subscribed', p_consumer USING ERRCODE = 'S3404';
     END IF;
-    SELECT b.batch_id INTO v_batch FROM @schema@.stream_batches b
-    WHERE b.consumer = p_consumer AND b.member = v_member AND b.acked_at IS NULL;
-    IF FOUND THEN
+    v_last := @schema@.stream_cursor_tick(v_sub);
+    v_batch := @schema@.stream_active_batch(v_sub, v_member, v_last);
+    IF v_batch IS NOT NULL THEN
         RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
         RETURN;
     END IF;
-    v_start := greatest(v_last, (SELECT max(b.end_tick) FROM @schema@.stream_batches b WHERE b.consumer = p_consumer));
+    v_start := @schema@.stream_next_tick(v_sub, v_last);
     SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
     IF v_end <= v_start THEN
-        SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start;
+        SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
         IF NOT v_can_tick OR NOT @schema@.stream_has_new_events(v_from) THEN
             RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::jsonb,
                                 NULL::jsonb, NULL::integer, NULL::timestamptz;
@@ -305,19 +485,19 @@ BEGIN
         END IF;
     END IF;
 
-    -- Allocation: serialised per consumer on its subscription row, as in PgQue.
-    SELECT s.last_tick INTO v_last FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer FOR UPDATE;
-    IF NOT FOUND THEN
+    -- Allocation: serialised per subscription, as in PgQue, on a lock that leaves no row version behind.
+    PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(v_sub));
+    IF NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_sub) THEN
         RAISE EXCEPTION 'consumer % is not subscribed', p_consumer USING ERRCODE = 'S3404';
     END IF;
-    SELECT b.batch_id INTO v_batch FROM @schema@.stream_batches b
-    WHERE b.consumer = p_consumer AND b.member = v_member AND b.acked_at IS NULL;
-    IF FOUND THEN
+    v_last := @schema@.stream_cursor_tick(v_sub);
+    v_batch := @schema@.stream_active_batch(v_sub, v_member, v_last);
+    IF v_batch IS NOT NULL THEN
         RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
         RETURN;
     END IF;
-    v_start := greatest(v_last, (SELECT max(b.end_tick) FROM @schema@.stream_batches b WHERE b.consumer = p_consumer));
-    SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start;
+    v_start := @schema@.stream_next_tick(v_sub, v_last);
+    SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
     SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
     IF v_end <= v_start AND v_can_tick THEN
         PERFORM pg_advisory_xact_lock(@schema@.stream_tick_key());
@@ -329,10 +509,9 @@ BEGIN
             IF cardinality(@schema@.stream_diff_seqs(v_from, v_to, 1)) = 0 THEN
                 v_end := v_start;
             ELSE
-                INSERT INTO @schema@.stream_ticks (tick_id, snapshot, max_seq)
-                VALUES (nextval('@schema@.stream_tick_seq'), v_to,
-                        (SELECT sq.last_value FROM @schema@.stream_seq sq))
-                RETURNING tick_id INTO v_end;
+                v_end := nextval('@schema@.stream_tick_seq');
+                INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
+                VALUES (@schema@.stream_meta_part(), v_end, v_to, (SELECT sq.last_value FROM @schema@.stream_seq sq));
             END IF;
         END IF;
     END IF;
@@ -342,14 +521,14 @@ BEGIN
         RETURN;
     END IF;
 
-    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end;
+    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
     v_seqs := @schema@.stream_diff_seqs(v_from, v_to, p_max + 1);
     IF cardinality(v_seqs) > p_max THEN
         -- the nearest newer tick may hold a batch that fits when the latest does not
         SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
         IF v_near < v_end THEN
             v_end := v_near;
-            SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end;
+            SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
             v_seqs := @schema@.stream_diff_seqs(v_from, v_to, p_max + 1);
         END IF;
         IF cardinality(v_seqs) > p_max THEN
@@ -361,7 +540,8 @@ BEGIN
     IF cardinality(v_seqs) = 0 THEN
         -- nothing for this consumer up to a newer tick: the cursor moves there unless batches are outstanding
         IF v_start = v_last THEN
-            UPDATE @schema@.stream_subscriptions s SET last_tick = v_end WHERE s.consumer = p_consumer;
+            INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
+            VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_sub, v_end);
         END IF;
         RETURN QUERY SELECT NULL::bigint, v_start, v_end, NULL::bigint, NULL::text, NULL::text, NULL::jsonb,
                             NULL::jsonb, NULL::integer, NULL::timestamptz;
@@ -369,9 +549,8 @@ BEGIN
     END IF;
 
     v_batch := nextval('@schema@.stream_batch_seq');
-    INSERT INTO @schema@.stream_batches (batch_id, consumer, member, start_tick, end_tick)
-    VALUES (v_batch, p_consumer, v_member, v_start, v_end);
-    INSERT INTO @schema@.stream_batch_events (batch_id, seqs) VALUES (v_batch, v_seqs);
+    INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs)
+    VALUES (@schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end, v_seqs);
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
     FROM @schema@.stream_events e
@@ -387,6 +566,27 @@ LANGUAGE sql STABLE AS $fn$
     SELECT p_batch_id >= 1 AND sq.is_called AND p_batch_id <= sq.last_value FROM @schema@.stream_batch_seq sq
 $fn$;
 
+-- An outstanding batch (not yet passed by its subscription's cursor) under the consumer lock of its subscription,
+-- or null when it was acked and passed, released by unsubscribe, or never issued.
+CREATE OR REPLACE FUNCTION @schema@.stream_lock_batch(p_batch_id bigint)
+RETURNS @schema@.stream_batches
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_batch @schema@.stream_batches;
+BEGIN
+    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(v_batch.sub_id));
+    IF NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_batch.sub_id)
+       OR v_batch.end_tick <= @schema@.stream_cursor_tick(v_batch.sub_id) THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_batch;
+END
+$fn$;
+
 -- Acknowledges a batch: true when acked now, false when it was acked before. The group cursor moves over every
 -- contiguous acked batch from last_tick; a batch acked out of order is only marked until the ones before it are.
 CREATE OR REPLACE FUNCTION @schema@.stream_ack(p_batch_id bigint)
@@ -394,40 +594,32 @@ RETURNS boolean
 LANGUAGE plpgsql AS $fn$
 DECLARE
     v_batch @schema@.stream_batches;
-    v_last  bigint;
     v_tick  bigint;
-    v_done  bigint[];
+    v_next  bigint;
 BEGIN
-    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id;
-    IF NOT FOUND OR v_batch.acked_at IS NOT NULL THEN
+    PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
+    v_batch := @schema@.stream_lock_batch(p_batch_id);
+    IF v_batch.batch_id IS NULL OR EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = p_batch_id) THEN
         IF @schema@.stream_batch_issued(p_batch_id) THEN
             RETURN false;
         END IF;
         RAISE EXCEPTION 'batch % does not exist', p_batch_id USING ERRCODE = 'S3404';
     END IF;
-    SELECT s.last_tick INTO v_last FROM @schema@.stream_subscriptions s
-    WHERE s.consumer = v_batch.consumer FOR UPDATE;
-    -- re-read under the subscription lock: a concurrent ack of the same batch may have won
-    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id;
-    IF NOT FOUND OR v_batch.acked_at IS NOT NULL THEN
-        RETURN false;
-    END IF;
-    IF v_batch.start_tick <> v_last THEN
-        UPDATE @schema@.stream_batches b SET acked_at = now() WHERE b.batch_id = p_batch_id;
+    IF v_batch.start_tick <> @schema@.stream_cursor_tick(v_batch.sub_id) THEN
+        INSERT INTO @schema@.stream_acks (part, batch_id) VALUES (@schema@.stream_meta_part(), p_batch_id);
         RETURN true;
     END IF;
     v_tick := v_batch.end_tick;
-    v_done := ARRAY[p_batch_id];
     LOOP
-        SELECT b.batch_id, b.end_tick INTO v_batch.batch_id, v_batch.end_tick FROM @schema@.stream_batches b
-        WHERE b.consumer = v_batch.consumer AND b.start_tick = v_tick AND b.acked_at IS NOT NULL;
+        SELECT b.end_tick INTO v_next FROM @schema@.stream_batches b
+        WHERE b.sub_id = v_batch.sub_id AND b.start_tick = v_tick
+          AND EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = b.batch_id)
+        LIMIT 1;
         EXIT WHEN NOT FOUND;
-        v_done := v_done || v_batch.batch_id;
-        v_tick := v_batch.end_tick;
+        v_tick := v_next;
     END LOOP;
-    DELETE FROM @schema@.stream_batch_events be WHERE be.batch_id = ANY (v_done);
-    DELETE FROM @schema@.stream_batches b WHERE b.batch_id = ANY (v_done);
-    UPDATE @schema@.stream_subscriptions s SET last_tick = v_tick WHERE s.consumer = v_batch.consumer;
+    INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
+    VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_batch.sub_id, v_tick);
     RETURN true;
 END
 $fn$;
@@ -441,36 +633,40 @@ LANGUAGE plpgsql AS $fn$
 DECLARE
     v_batch       @schema@.stream_batches;
     v_event       @schema@.stream_events;
-    v_seqs        bigint[];
+    v_nacked      bigint[];
     v_xmin        xid8;
     v_max_retries integer;
+    v_consumer    text;
 BEGIN
-    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id FOR UPDATE;
-    IF NOT FOUND OR v_batch.acked_at IS NOT NULL THEN
+    PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
+    v_batch := @schema@.stream_lock_batch(p_batch_id);
+    IF v_batch.batch_id IS NULL OR EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = p_batch_id) THEN
         IF @schema@.stream_batch_issued(p_batch_id) THEN
             RAISE EXCEPTION 'batch % is already acked', p_batch_id USING ERRCODE = 'S3409';
         END IF;
         RAISE EXCEPTION 'batch % does not exist', p_batch_id USING ERRCODE = 'S3404';
     END IF;
-    SELECT be.seqs INTO v_seqs FROM @schema@.stream_batch_events be WHERE be.batch_id = p_batch_id;
-    SELECT pg_snapshot_xmin(t.snapshot) INTO v_xmin FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick;
+    v_nacked := ARRAY(SELECT n.seq FROM @schema@.stream_nacks n WHERE n.batch_id = p_batch_id);
+    SELECT pg_snapshot_xmin(t.snapshot) INTO v_xmin FROM @schema@.stream_ticks t
+    WHERE t.tick_id = v_batch.start_tick LIMIT 1;
     SELECT e.* INTO v_event
     FROM @schema@.stream_events e
-    WHERE e.event_id = p_event_id AND e.txid >= v_xmin AND e.seq = ANY (v_seqs) AND e.seq <> ALL (v_batch.nacked)
+    WHERE e.event_id = p_event_id AND e.txid >= v_xmin AND e.seq = ANY (v_batch.seqs) AND e.seq <> ALL (v_nacked)
     ORDER BY e.seq
     LIMIT 1;
     IF NOT FOUND THEN
-        IF EXISTS (SELECT 1 FROM @schema@.stream_events e WHERE e.event_id = p_event_id AND e.seq = ANY (v_batch.nacked)) THEN
+        IF EXISTS (SELECT 1 FROM @schema@.stream_events e WHERE e.event_id = p_event_id AND e.seq = ANY (v_nacked)) THEN
             RAISE EXCEPTION 'message % of batch % is already nacked', p_event_id, p_batch_id USING ERRCODE = 'S3409';
         END IF;
         RAISE EXCEPTION 'message % is not in batch %', p_event_id, p_batch_id USING ERRCODE = 'S3404';
     END IF;
-    UPDATE @schema@.stream_batches b SET nacked = b.nacked || v_event.seq WHERE b.batch_id = p_batch_id;
+    INSERT INTO @schema@.stream_nacks (part, batch_id, seq) VALUES (@schema@.stream_meta_part(), p_batch_id, v_event.seq);
     SELECT c.max_retries INTO v_max_retries FROM @schema@.stream_config c;
     IF v_event.retry_count >= v_max_retries THEN
+        SELECT s.consumer INTO v_consumer FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_batch.sub_id;
         INSERT INTO @schema@.stream_dead_letters (event_id, type, payload, headers, retry_count, reason, consumer)
         VALUES (v_event.event_id, v_event.type, v_event.payload, v_event.headers, v_event.retry_count, p_reason,
-                v_batch.consumer);
+                v_consumer);
         RETURN QUERY SELECT v_event.event_id, 'dead_letter'::text, v_event.retry_count;
     ELSE
         INSERT INTO @schema@.stream_retry_events (event_id, type, payload, headers, retry_count, due_at, reason)
@@ -548,46 +744,108 @@ BEGIN
 END
 $fn$;
 
--- Deletes ticks nothing needs: not the latest, not referenced by a cursor or batch, and either older than the
--- retention or from before the seal of the segment truncated last. The newest of them stays as the floor tick,
--- so from_tick 0 still replays what the remaining segments hold. Returns how many were deleted.
-CREATE OR REPLACE FUNCTION @schema@.stream_cleanup_ticks()
+-- Compacts the metadata when due (or now, when forced): the other part becomes current, everything still live in
+-- the old part is copied into it, and the old part is truncated. Live are the latest cursor row of every
+-- subscription, the batches no cursor has passed with their acks and nacks, and the ticks something needs:
+-- cursor and batch ticks, the latest tick, the floor tick (the newest one past the retention or before the seal
+-- of the segment truncated last; from_tick 0 replays from it) and, of the ticks still within retention, the first
+-- and the last of every 100 sequence numbers (max_seq / 100), which bounds the ticks by the retained events while
+-- a replay or a lagging consumer still finds a boundary every ~100 events.
+-- Due when the current part is 30 s old and 10,000 ticks, cursor moves and batches were written since the last
+-- compaction, or when it is 10 minutes old and any were. TRUNCATE replaces files and catalog rows, so it runs no
+-- more often than that. Returns how many ticks it dropped; 0 when not due or busy.
+CREATE OR REPLACE FUNCTION @schema@.stream_compact(p_force boolean)
 RETURNS integer
 LANGUAGE plpgsql AS $fn$
 DECLARE
+    v_meta    @schema@.stream_meta;
     v_config  @schema@.stream_config;
+    v_old     smallint;
+    v_new     smallint;
+    v_writes  bigint;
+    v_live    bigint[];
+    v_keep    bigint[];
+    v_latest  bigint;
     v_floor   bigint;
-    v_deleted integer;
+    v_ticks   bigint;
+    v_kept    bigint;
+    v_table   text;
 BEGIN
+    SELECT * INTO v_meta FROM @schema@.stream_meta;
+    v_writes := @schema@.stream_meta_writes();
+    IF NOT coalesce(p_force, false)
+       AND (now() < v_meta.compacted_at + interval '30 seconds' OR v_writes = v_meta.writes_mark
+            OR (v_writes < v_meta.writes_mark + 10000 AND now() < v_meta.compacted_at + interval '10 minutes')) THEN
+        RETURN 0;
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(@schema@.stream_rotation_key()) THEN
+        RETURN 0;
+    END IF;
+    v_old := @schema@.stream_meta_part();
+    v_new := 1 - v_old;
+    BEGIN
+        FOREACH v_table IN ARRAY ARRAY['stream_ticks_', 'stream_cursors_', 'stream_batches_', 'stream_acks_',
+                                       'stream_nacks_'] LOOP
+            EXECUTE format('LOCK TABLE @schema@.%I IN ACCESS EXCLUSIVE MODE NOWAIT', v_table || v_old);
+        END LOOP;
+    EXCEPTION WHEN lock_not_available THEN
+        RETURN 0;
+    END;
+    PERFORM setval('@schema@.stream_meta_epoch', (SELECT e.last_value FROM @schema@.stream_meta_epoch e) + 1);
+
+    INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick, created_at)
+    SELECT v_new, c.id, c.sub_id, c.tick, c.created_at
+    FROM @schema@.stream_subscriptions s
+    CROSS JOIN LATERAL (SELECT * FROM @schema@.stream_cursors l WHERE l.sub_id = s.sub_id
+                        ORDER BY l.id DESC LIMIT 1) c
+    WHERE c.part = v_old;
+
+    v_live := ARRAY(SELECT b.batch_id
+                    FROM (SELECT s.sub_id, @schema@.stream_cursor_tick(s.sub_id) AS tick
+                          FROM @schema@.stream_subscriptions s) c
+                    JOIN @schema@.stream_batches b ON b.sub_id = c.sub_id AND b.start_tick >= c.tick);
+    INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, created_at)
+    SELECT v_new, b.batch_id, b.sub_id, b.member, b.start_tick, b.end_tick, b.seqs, b.created_at
+    FROM @schema@.stream_batches b WHERE b.part = v_old AND b.batch_id = ANY (v_live);
+    INSERT INTO @schema@.stream_acks (part, batch_id, acked_at)
+    SELECT v_new, a.batch_id, a.acked_at FROM @schema@.stream_acks a WHERE a.part = v_old AND a.batch_id = ANY (v_live);
+    INSERT INTO @schema@.stream_nacks (part, batch_id, seq, created_at)
+    SELECT v_new, n.batch_id, n.seq, n.created_at
+    FROM @schema@.stream_nacks n WHERE n.part = v_old AND n.batch_id = ANY (v_live);
+
     SELECT * INTO v_config FROM @schema@.stream_config;
-    -- decided without a lock first, so an idle pass never makes appenders wait
-    FOR i IN 1..2 LOOP
-        SELECT max(t.tick_id) INTO v_floor
-        FROM @schema@.stream_ticks t
-        WHERE t.tick_id < (SELECT max(l.tick_id) FROM @schema@.stream_ticks l)
-          AND (t.created_at < now() - v_config.retention
-               OR (v_config.truncated_seal IS NOT NULL
-                   AND NOT pg_visible_in_snapshot(v_config.truncated_seal, t.snapshot)))
-          AND NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.last_tick = t.tick_id)
-          AND NOT EXISTS (SELECT 1 FROM @schema@.stream_batches b
-                          WHERE b.start_tick = t.tick_id OR b.end_tick = t.tick_id);
-        IF v_floor IS NULL OR NOT EXISTS (SELECT 1 FROM @schema@.stream_ticks t WHERE t.tick_id < v_floor) THEN
-            RETURN 0;
-        END IF;
-        EXIT WHEN i = 2;
-        IF NOT pg_try_advisory_xact_lock(@schema@.stream_rotation_key()) THEN
-            RETURN 0;
-        END IF;
-    END LOOP;
-    DELETE FROM @schema@.stream_ticks t
-    WHERE t.tick_id < v_floor
+    SELECT max(t.tick_id) INTO v_latest FROM @schema@.stream_ticks t;
+    SELECT max(t.tick_id) INTO v_floor FROM @schema@.stream_ticks t
+    WHERE t.tick_id < v_latest
       AND (t.created_at < now() - v_config.retention
-           OR (v_config.truncated_seal IS NOT NULL
-               AND NOT pg_visible_in_snapshot(v_config.truncated_seal, t.snapshot)))
-      AND NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.last_tick = t.tick_id)
-      AND NOT EXISTS (SELECT 1 FROM @schema@.stream_batches b WHERE b.start_tick = t.tick_id OR b.end_tick = t.tick_id);
-    GET DIAGNOSTICS v_deleted = ROW_COUNT;
-    RETURN v_deleted;
+           OR (v_config.truncated_seal IS NOT NULL AND NOT pg_visible_in_snapshot(v_config.truncated_seal, t.snapshot)));
+    v_keep := ARRAY(SELECT @schema@.stream_cursor_tick(s.sub_id) FROM @schema@.stream_subscriptions s
+                    UNION ALL
+                    SELECT b.start_tick FROM @schema@.stream_batches b WHERE b.batch_id = ANY (v_live)
+                    UNION ALL
+                    SELECT b.end_tick FROM @schema@.stream_batches b WHERE b.batch_id = ANY (v_live))
+              || v_latest || v_floor;
+    SELECT count(*) INTO v_ticks FROM @schema@.stream_ticks t WHERE t.part = v_old;
+    INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq, created_at)
+    SELECT v_new, t.tick_id, t.snapshot, t.max_seq, t.created_at
+    FROM @schema@.stream_ticks t
+    WHERE t.part = v_old
+      AND (t.tick_id = ANY (v_keep)
+           OR t.tick_id IN (SELECT r.tick_id
+                            FROM (SELECT r.tick_id,
+                                         row_number() OVER (PARTITION BY r.max_seq / 100 ORDER BY r.tick_id) AS first,
+                                         row_number() OVER (PARTITION BY r.max_seq / 100 ORDER BY r.tick_id DESC) AS last
+                                  FROM @schema@.stream_ticks r
+                                  WHERE r.tick_id > coalesce(v_floor, 0)) r
+                            WHERE r.first = 1 OR r.last = 1));
+    GET DIAGNOSTICS v_kept = ROW_COUNT;
+
+    FOREACH v_table IN ARRAY ARRAY['stream_ticks_', 'stream_cursors_', 'stream_batches_', 'stream_acks_',
+                                   'stream_nacks_'] LOOP
+        EXECUTE format('TRUNCATE @schema@.%I', v_table || v_old);
+    END LOOP;
+    UPDATE @schema@.stream_meta SET compacted_at = now(), writes_mark = v_writes;
+    RETURN v_ticks - v_kept;
 END
 $fn$;
 
@@ -626,7 +884,8 @@ BEGIN
         -- Batches start at or after their group's cursor and ticks only grow, so checking cursors covers them.
         EXECUTE format(
             'SELECT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s'
-            '  JOIN @schema@.stream_ticks t ON t.tick_id = s.last_tick'
+            '  CROSS JOIN LATERAL (SELECT c.snapshot FROM @schema@.stream_ticks c'
+            '                      WHERE c.tick_id = @schema@.stream_cursor_tick(s.sub_id) LIMIT 1) t'
             '  WHERE EXISTS (SELECT 1 FROM @schema@.%I e WHERE e.txid >= pg_snapshot_xmin(t.snapshot)'
             '                AND NOT pg_visible_in_snapshot(e.txid, t.snapshot)))', v_table)
             INTO v_pinned;
@@ -641,7 +900,8 @@ BEGIN
     UPDATE @schema@.stream_segments sg SET started_at = now(), sealed_xid = NULL, sealed_at = NULL
     WHERE sg.segment = v_next;
     UPDATE @schema@.stream_config SET current_segment = v_next, segment_started_at = now();
-    PERFORM @schema@.stream_cleanup_ticks();
+    -- drops the ticks of the truncated segment now, if no reader is in the way
+    PERFORM @schema@.stream_compact(true);
     RETURN 'rotated';
 END
 $fn$;
@@ -663,6 +923,20 @@ BEGIN
 END
 $fn$;
 
+-- The outstanding batches of a subscription whose cursor is at p_cursor, as JSON (acked_at set when a cooperative
+-- member acked it before the batches ahead of it were acked).
+CREATE OR REPLACE FUNCTION @schema@.stream_batch_json(p_batch @schema@.stream_batches, p_consumer text)
+RETURNS jsonb
+LANGUAGE sql STABLE AS $fn$
+    SELECT jsonb_build_object('id', p_batch.batch_id, 'consumer', p_consumer, 'member', nullif(p_batch.member, ''),
+                              'start_tick', p_batch.start_tick, 'end_tick', p_batch.end_tick,
+                              'count', cardinality(p_batch.seqs),
+                              'nacked', (SELECT count(*) FROM @schema@.stream_nacks n WHERE n.batch_id = p_batch.batch_id),
+                              'created_at', p_batch.created_at,
+                              'acked_at', (SELECT min(a.acked_at) FROM @schema@.stream_acks a
+                                           WHERE a.batch_id = p_batch.batch_id))
+$fn$;
+
 -- Consumers with their cursors, lag and outstanding batches, as JSON.
 CREATE OR REPLACE FUNCTION @schema@.stream_consumers()
 RETURNS jsonb
@@ -670,41 +944,35 @@ LANGUAGE sql STABLE AS $fn$
     SELECT coalesce(jsonb_agg(jsonb_build_object(
                'name', s.consumer,
                'last_tick', s.last_tick,
-               'next_tick', greatest(s.last_tick, (SELECT max(b.end_tick) FROM @schema@.stream_batches b
-                                                   WHERE b.consumer = s.consumer)),
+               'next_tick', @schema@.stream_next_tick(s.sub_id, s.last_tick),
                'lag', greatest(0, (SELECT CASE WHEN sq.is_called THEN sq.last_value ELSE 0 END
                                    FROM @schema@.stream_seq sq) - t.max_seq),
                'lag_seconds', greatest(0, extract(epoch FROM now() - t.created_at))::bigint,
                'created_at', s.created_at,
-               'batches', (SELECT coalesce(jsonb_agg(jsonb_build_object(
-                                      'id', b.batch_id, 'member', nullif(b.member, ''),
-                                      'start_tick', b.start_tick, 'end_tick', b.end_tick,
-                                      'count', cardinality(be.seqs), 'nacked', cardinality(b.nacked),
-                                      'created_at', b.created_at, 'acked_at', b.acked_at)
-                                  ORDER BY b.start_tick, b.batch_id), '[]')
+               'batches', (SELECT coalesce(jsonb_agg(@schema@.stream_batch_json(b, s.consumer) - 'consumer'
+                                                     ORDER BY b.start_tick, b.batch_id), '[]')
                            FROM @schema@.stream_batches b
-                           JOIN @schema@.stream_batch_events be ON be.batch_id = b.batch_id
-                           WHERE b.consumer = s.consumer))
+                           WHERE b.sub_id = s.sub_id AND b.start_tick >= s.last_tick))
            ORDER BY s.consumer), '[]')
-    FROM @schema@.stream_subscriptions s
-    LEFT JOIN @schema@.stream_ticks t ON t.tick_id = s.last_tick
+    FROM (SELECT s.*, @schema@.stream_cursor_tick(s.sub_id) AS last_tick FROM @schema@.stream_subscriptions s) s
+    LEFT JOIN LATERAL (SELECT * FROM @schema@.stream_ticks t WHERE t.tick_id = s.last_tick LIMIT 1) t ON true
 $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_batch(p_batch_id bigint)
 RETURNS jsonb
 LANGUAGE sql STABLE AS $fn$
-    SELECT jsonb_build_object('id', b.batch_id, 'consumer', b.consumer, 'member', nullif(b.member, ''),
-                              'start_tick', b.start_tick, 'end_tick', b.end_tick, 'count', cardinality(be.seqs),
-                              'nacked', cardinality(b.nacked), 'created_at', b.created_at,
-                              'acked_at', b.acked_at)
+    SELECT @schema@.stream_batch_json(b, s.consumer)
     FROM @schema@.stream_batches b
-    JOIN @schema@.stream_batch_events be ON be.batch_id = b.batch_id
-    WHERE b.batch_id = p_batch_id
+    JOIN @schema@.stream_subscriptions s ON s.sub_id = b.sub_id
+    WHERE b.batch_id = p_batch_id AND b.end_tick > @schema@.stream_cursor_tick(s.sub_id)
+    LIMIT 1
 $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_info()
 RETURNS jsonb
 LANGUAGE sql STABLE AS $fn$
+    WITH cursors AS (SELECT s.sub_id, @schema@.stream_cursor_tick(s.sub_id) AS last_tick
+                     FROM @schema@.stream_subscriptions s)
     SELECT jsonb_build_object(
         'events', (SELECT count(*) FROM @schema@.stream_events),
         'last_seq', (SELECT CASE WHEN sq.is_called THEN sq.last_value ELSE 0 END FROM @schema@.stream_seq sq),
@@ -722,8 +990,11 @@ LANGUAGE sql STABLE AS $fn$
         'ticks', (SELECT jsonb_build_object('count', count(*), 'oldest', min(t.tick_id), 'latest', max(t.tick_id))
                   FROM @schema@.stream_ticks t),
         'consumers', (SELECT count(*) FROM @schema@.stream_subscriptions),
-        'outstanding_batches', (SELECT count(*) FROM @schema@.stream_batches b WHERE b.acked_at IS NULL),
-        'oldest_cursor_tick', (SELECT min(s.last_tick) FROM @schema@.stream_subscriptions s),
+        'outstanding_batches', (SELECT count(*) FROM cursors s
+                                JOIN @schema@.stream_batches b ON b.sub_id = s.sub_id AND b.start_tick >= s.last_tick
+                                WHERE NOT EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = b.batch_id)),
+        'oldest_cursor_tick', (SELECT min(s.last_tick) FROM cursors s),
+        'metadata_compacted_at', (SELECT m.compacted_at FROM @schema@.stream_meta m),
         'pending_retries', (SELECT count(*) FROM @schema@.stream_retry_events),
         'dead_letters', (SELECT count(*) FROM @schema@.stream_dead_letters))
     FROM @schema@.stream_config c

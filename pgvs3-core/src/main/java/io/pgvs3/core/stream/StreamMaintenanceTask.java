@@ -45,9 +45,13 @@ public final class StreamMaintenanceTask implements MaintenanceTask {
                 (streams, queue) -> streams.rotate(queue, false) == RotationOutcome.ROTATED ? 1 : 0);
     }
 
-    /** Deletes ticks nothing needs any more. */
+    /**
+     * Compacts every queue's stream metadata that is due: drops the ticks, cursor moves and batches nothing needs
+     * any more by truncating the old metadata part.
+     */
     public static StreamMaintenanceTask tickCleanup(QueueCatalog catalog, StreamStore store) {
-        return new StreamMaintenanceTask("stream-tick-cleanup", catalog, store, StreamStore::cleanupTicks);
+        return new StreamMaintenanceTask("stream-compaction", catalog, store,
+                (streams, queue) -> streams.compact(queue, false));
     }
 
     @Override

@@ -252,11 +252,24 @@ public class StreamStore {
                 "SELECT " + function(name, "stream_move_retries") + "(?)", Integer.class, limit));
     }
 
-    /** Deletes the ticks nothing needs any more, keeping a floor tick; returns how many. */
+    /**
+     * Compacts the queue's stream metadata now: ticks, cursor moves, batches, acks and nacks still needed are carried
+     * into the other metadata part and the old part is truncated. Returns how many ticks were dropped (0 when a
+     * reader or writer held a lock; the next maintenance pass tries again).
+     */
     public int cleanupTicks(String queue) {
+        return compact(queue, true);
+    }
+
+    /**
+     * Compacts the queue's stream metadata when it is due (or now, when {@code force}), under the rotation locking
+     * protocol: the hot path only inserts metadata rows, and compaction drops the dead ones with a TRUNCATE.
+     * Returns how many ticks were dropped.
+     */
+    public int compact(String queue, boolean force) {
         QueueName name = QueueName.of(queue);
         return existing(name, () -> jdbc.queryForObject(
-                "SELECT " + function(name, "stream_cleanup_ticks") + "()", Integer.class));
+                "SELECT " + function(name, "stream_compact") + "(?)", Integer.class, force));
     }
 
     private static String function(QueueName name, String function) {

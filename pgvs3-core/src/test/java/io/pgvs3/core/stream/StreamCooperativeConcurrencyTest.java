@@ -100,6 +100,10 @@ class StreamCooperativeConcurrencyTest extends StreamTestSupport {
         assertThat(delivered).containsExactlyInAnyOrderElementsOf(appended);
         assertThat(batches.get()).isGreaterThan(MEMBERS);
         // every batch is acked, so the group cursor reached the end of the newest batch and nothing is outstanding
+        assertThat(streams.info(queue).path("outstanding_batches").asLong()).isZero();
+        assertThat(streams.consumers(queue).get(0).path("batches")).isEmpty();
+        assertThat(count("SELECT count(*) FROM s3q_coop.stream_batches")).isPositive();
+        streams.compact(queue, true);
         assertThat(count("SELECT count(*) FROM s3q_coop.stream_batches")).isZero();
         assertThat(streams.receive(queue, "group", "m0", 1000).isEmpty()).isTrue();
         System.out.printf("coop: %d events, %d batches, %d acks left the cursor in place%n", appended.size(),
@@ -107,6 +111,8 @@ class StreamCooperativeConcurrencyTest extends StreamTestSupport {
     }
 
     private static long cursor(String queue) {
-        return count("SELECT last_tick FROM \"s3q_" + queue + "\".stream_subscriptions WHERE consumer = 'group'");
+        String schema = "\"s3q_" + queue + "\"";
+        return count("SELECT " + schema + ".stream_cursor_tick(sub_id) FROM " + schema + ".stream_subscriptions"
+                + " WHERE consumer = 'group'");
     }
 }

@@ -156,11 +156,13 @@ class StreamDeliveryTest extends StreamTestSupport {
         String queue = "too-large";
         streams.subscribe(queue, "c", null);
         List<AppendResult> appended = appendMany(queue, 5);
-        long cursor = count("SELECT last_tick FROM \"s3q_too-large\".stream_subscriptions WHERE consumer = 'c'");
+        long cursor = count("SELECT \"s3q_too-large\".stream_cursor_tick(sub_id) FROM \"s3q_too-large\".stream_subscriptions"
+                + " WHERE consumer = 'c'");
         assertThatThrownBy(() -> streams.receive(queue, "c", null, 4))
                 .isInstanceOfSatisfying(Pgvs3Exception.class,
                         ex -> assertThat(ex.code()).isEqualTo(ErrorCode.BATCH_TOO_LARGE));
-        assertThat(count("SELECT last_tick FROM \"s3q_too-large\".stream_subscriptions WHERE consumer = 'c'"))
+        assertThat(count("SELECT \"s3q_too-large\".stream_cursor_tick(sub_id) FROM \"s3q_too-large\".stream_subscriptions"
+                + " WHERE consumer = 'c'"))
                 .isEqualTo(cursor);
         assertThat(count("SELECT count(*) FROM \"s3q_too-large\".stream_batches")).isZero();
         StreamBatch batch = streams.receive(queue, "c", null, 5);

@@ -1,0 +1,101 @@
+package io.pgvs3.core.stream;
+
+import java.util.List;
+
+import io.pgvs3.core.error.ErrorCode;
+import io.pgvs3.core.error.Pgvs3Exception;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A namespace made by the first streams template (ticks and batches in plain tables, the cursor a column of the
+ * subscription) keeps its consumers, cursors and outstanding batches when the template runs again.
+ */
+class StreamMetadataMigrationTest extends StreamTestSupport {
+
+    private static final String QUEUE = "legacy";
+    private static final String SCHEMA = "s3q_legacy";
+
+    @Test
+    void upgradeMovesCursorsAndOutstandingBatchesIntoTheNewTables() {
+        streams.subscribe(QUEUE, "placeholder", null);
+        // the first layout, with its state: ticks 1..3, fan-out consumer "fan" at tick 2 with batch 1 (2 -> 3, one
+        // message nacked), cooperative group "group" at tick 1 with batch 2 (1 -> 2, unacked) and batch 3 (2 -> 3,
+        // acked out of order)
+        jdbc.execute("DROP TABLE " + SCHEMA + ".stream_ticks, " + SCHEMA + ".stream_cursors, " + SCHEMA
+                + ".stream_batches, " + SCHEMA + ".stream_acks, " + SCHEMA + ".stream_nacks CASCADE");
+        jdbc.execute("DELETE FROM " + SCHEMA + ".stream_subscriptions");
+        jdbc.execute("ALTER TABLE " + SCHEMA + ".stream_subscriptions DROP COLUMN sub_id, ADD COLUMN last_tick bigint");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".stream_ticks (tick_id bigint PRIMARY KEY, snapshot pg_snapshot NOT NULL,"
+                + " max_seq bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".stream_batches (batch_id bigint PRIMARY KEY, consumer text NOT NULL,"
+                + " member text NOT NULL DEFAULT '', start_tick bigint NOT NULL, end_tick bigint NOT NULL,"
+                + " nacked bigint[] NOT NULL DEFAULT '{}', created_at timestamptz NOT NULL DEFAULT now(),"
+                + " acked_at timestamptz)");
+        jdbc.execute("CREATE UNIQUE INDEX stream_batches_active ON " + SCHEMA
+                + ".stream_batches (consumer, member) WHERE acked_at IS NULL");
+        jdbc.execute("CREATE INDEX stream_batches_consumer ON " + SCHEMA + ".stream_batches (consumer, start_tick)");
+        jdbc.execute("CREATE TABLE " + SCHEMA + ".stream_batch_events (batch_id bigint PRIMARY KEY, seqs bigint[] NOT NULL)");
+
+        tick(1);
+        List<AppendResult> early = appendMany(QUEUE, 2);
+        tick(2);
+        List<AppendResult> late = appendMany(QUEUE, 2);
+        tick(3);
+        jdbc.queryForObject("SELECT setval('" + SCHEMA + ".stream_tick_seq', 3)", Long.class);
+        jdbc.queryForObject("SELECT setval('" + SCHEMA + ".stream_batch_seq', 3)", Long.class);
+        jdbc.update("INSERT INTO " + SCHEMA + ".stream_subscriptions (consumer, last_tick) VALUES ('fan', 2), ('group', 1)");
+        jdbc.update("INSERT INTO " + SCHEMA + ".stream_batches (batch_id, consumer, member, start_tick, end_tick, nacked,"
+                + " acked_at) VALUES (1, 'fan', '', 2, 3, ARRAY[?]::bigint[], NULL), (2, 'group', 'm0', 1, 2, '{}', NULL),"
+                + " (3, 'group', 'm1', 2, 3, '{}', now())", late.get(0).seq());
+        jdbc.update("INSERT INTO " + SCHEMA + ".stream_batch_events VALUES (1, ARRAY[?, ?]::bigint[]),"
+                + " (2, ARRAY[?, ?]::bigint[]), (3, ARRAY[?, ?]::bigint[])", late.get(0).seq(), late.get(1).seq(),
+                early.get(0).seq(), early.get(1).seq(), late.get(0).seq(), late.get(1).seq());
+
+        upgrade();
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relnamespace = ?::regnamespace"
+                + " AND relname IN ('stream_batch_events', 'stream_ticks_v1', 'stream_batches_v1')", SCHEMA)).isZero();
+        assertThat(count("SELECT count(*) FROM pg_attribute WHERE attrelid = ?::regclass AND attname = 'last_tick'",
+                SCHEMA + ".stream_subscriptions")).isZero();
+        upgrade();
+
+        JsonNode consumers = streams.consumers(QUEUE);
+        assertThat(consumers.get(0).path("name").asString()).isEqualTo("fan");
+        assertThat(consumers.get(0).path("last_tick").asLong()).isEqualTo(2);
+        assertThat(consumers.get(1).path("last_tick").asLong()).isEqualTo(1);
+        assertThat(consumers.get(1).path("batches")).hasSize(2);
+        assertThat(consumers.get(1).path("batches").get(1).path("acked_at").isNull()).isFalse();
+
+        StreamBatch fan = streams.receive(QUEUE, "fan", null, 10);
+        assertThat(fan.batchId()).isEqualTo(1);
+        assertThat(ids(fan)).containsExactlyElementsOf(ids(late));
+        assertThatThrownBy(() -> streams.nack(QUEUE, 1, late.get(0).id(), null, null))
+                .isInstanceOfSatisfying(Pgvs3Exception.class, ex -> assertThat(ex.code()).isEqualTo(ErrorCode.CONFLICT));
+        assertThat(streams.ack(QUEUE, 1)).isTrue();
+        assertThat(streams.receive(QUEUE, "fan", null, 10).isEmpty()).isTrue();
+
+        assertThat(ids(streams.receive(QUEUE, "group", "m0", 10))).containsExactlyElementsOf(ids(early));
+        assertThat(streams.ack(QUEUE, 3)).isFalse();
+        assertThat(streams.ack(QUEUE, 2)).isTrue();
+        assertThat(streams.consumers(QUEUE).get(1).path("last_tick").asLong()).isEqualTo(3);
+
+        // new batches continue the old numbering
+        AppendResult next = append(QUEUE, "t", "{}");
+        StreamBatch after = streams.receive(QUEUE, "fan", null, 10);
+        assertThat(after.batchId()).isEqualTo(4);
+        assertThat(ids(after)).containsExactly(next.id());
+    }
+
+    private static void tick(long id) {
+        jdbc.update("INSERT INTO " + SCHEMA + ".stream_ticks (tick_id, snapshot, max_seq)"
+                + " SELECT ?, pg_current_snapshot(), coalesce((SELECT max(seq) FROM " + SCHEMA + ".stream_events), 0)", id);
+    }
+
+    private static void upgrade() {
+        jdbc.update("UPDATE s3p.queues SET template_version = 'first' WHERE name = ?", QUEUE);
+        assertThat(jdbc.queryForObject("SELECT s3p.upgrade_queue_schemas()", Integer.class)).isEqualTo(1);
+    }
+}
