@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Runs the example application of docs/spring.md, on its own embedded PostgreSQL.
+ * Runs the example application of the README, on its own embedded PostgreSQL.
  */
 class ShopApplicationTests {
 
