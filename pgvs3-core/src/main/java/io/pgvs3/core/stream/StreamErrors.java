@@ -1,0 +1,64 @@
+package io.pgvs3.core.stream;
+
+import java.sql.SQLException;
+import java.util.Map;
+
+import io.pgvs3.core.error.ErrorCode;
+import io.pgvs3.core.error.Pgvs3Exception;
+
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Maps the errors the {@code stream_*} functions raise (SQLSTATE {@code S3400}, {@code S3404}, {@code S3409},
+ * {@code S3413}) and PostgreSQL's own rejections of a payload to OJS errors.
+ */
+final class StreamErrors {
+
+    private static final Map<String, ErrorCode> RAISED = Map.of(
+            "S3400", ErrorCode.INVALID_REQUEST,
+            "S3404", ErrorCode.NOT_FOUND,
+            "S3409", ErrorCode.CONFLICT,
+            "S3413", ErrorCode.BATCH_TOO_LARGE);
+
+    /** invalid_text_representation, untranslatable_character, character_not_in_repertoire: bad JSON text. */
+    private static final Map<String, String> PAYLOAD = Map.of(
+            "22P02", "payload or headers are not valid JSON",
+            "22P05", "payload contains a character PostgreSQL cannot store (such as \\u0000)",
+            "22021", "payload contains an invalid character");
+
+    private StreamErrors() {
+    }
+
+    /** The OJS error for a failure, or null when it is not one a client caused. */
+    static Pgvs3Exception translate(DataAccessException ex) {
+        SQLException sql = sqlException(ex);
+        if (sql == null || sql.getSQLState() == null) {
+            return null;
+        }
+        ErrorCode code = RAISED.get(sql.getSQLState());
+        if (code != null) {
+            return new Pgvs3Exception(code, serverMessage(sql), Map.of(), ex);
+        }
+        String payload = PAYLOAD.get(sql.getSQLState());
+        if (payload != null) {
+            return new Pgvs3Exception(ErrorCode.INVALID_PAYLOAD, payload, Map.of(), ex);
+        }
+        return null;
+    }
+
+    private static SQLException sqlException(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                return sql;
+            }
+        }
+        return null;
+    }
+
+    private static String serverMessage(SQLException sql) {
+        if (sql instanceof org.postgresql.util.PSQLException psql && psql.getServerErrorMessage() != null) {
+            return psql.getServerErrorMessage().getMessage();
+        }
+        return sql.getMessage();
+    }
+}

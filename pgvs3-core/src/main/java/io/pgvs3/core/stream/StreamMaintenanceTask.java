@@ -1,0 +1,75 @@
+package io.pgvs3.core.stream;
+
+import java.util.function.ToIntBiFunction;
+
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.maintenance.MaintenanceTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.dao.DataAccessException;
+
+/**
+ * One stream step of the maintenance pass, run for every queue in its own short transaction: a queue that fails
+ * (or was dropped meanwhile) does not stop the others.
+ */
+public final class StreamMaintenanceTask implements MaintenanceTask {
+
+    private static final Logger log = LoggerFactory.getLogger(StreamMaintenanceTask.class);
+
+    private static final int RETRY_BATCH = 1000;
+
+    private final String name;
+    private final QueueCatalog catalog;
+    private final StreamStore store;
+    private final ToIntBiFunction<StreamStore, String> step;
+
+    private StreamMaintenanceTask(String name, QueueCatalog catalog, StreamStore store,
+            ToIntBiFunction<StreamStore, String> step) {
+        this.name = name;
+        this.catalog = catalog;
+        this.store = store;
+        this.step = step;
+    }
+
+    /** Moves due nacked messages back into the log as fresh events. */
+    public static StreamMaintenanceTask retries(QueueCatalog catalog, StreamStore store) {
+        return new StreamMaintenanceTask("stream-retries", catalog, store,
+                (streams, queue) -> streams.moveDueRetries(queue, RETRY_BATCH));
+    }
+
+    /** Rotates every log whose current segment is retention / 2 old. */
+    public static StreamMaintenanceTask rotation(QueueCatalog catalog, StreamStore store) {
+        return new StreamMaintenanceTask("stream-rotation", catalog, store,
+                (streams, queue) -> streams.rotate(queue, false) == RotationOutcome.ROTATED ? 1 : 0);
+    }
+
+    /** Deletes ticks nothing needs any more. */
+    public static StreamMaintenanceTask tickCleanup(QueueCatalog catalog, StreamStore store) {
+        return new StreamMaintenanceTask("stream-tick-cleanup", catalog, store, StreamStore::cleanupTicks);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long run() {
+        long handled = 0;
+        for (String queue : catalog.names()) {
+            try {
+                handled += step.applyAsInt(store, queue);
+            }
+            catch (Pgvs3Exception ex) {
+                // the queue was dropped after it was listed
+                log.debug("{} skipped queue {}: {}", name, queue, ex.getMessage());
+            }
+            catch (DataAccessException ex) {
+                log.warn("{} failed for queue {}: {}", name, queue, ex.getMessage());
+            }
+        }
+        return handled;
+    }
+}

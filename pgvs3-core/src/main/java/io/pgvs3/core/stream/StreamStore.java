@@ -1,0 +1,355 @@
+package io.pgvs3.core.stream;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.sql.Identifiers;
+import org.postgresql.util.PGInterval;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementCreator;
+import org.springframework.jdbc.core.ResultSetExtractor;
+
+/**
+ * The streams view of the queues: append, subscribe, receive, ack, nack, dead letters, configuration and rotation.
+ * <p>
+ * Every method is one call of a {@code stream_*} function in the queue's schema through the {@link JdbcTemplate},
+ * so it joins the caller's Spring transaction: an append commits or rolls back with the application's own writes.
+ * Append and subscribe create the queue's namespace on first use; every other operation on a queue that does not
+ * exist fails with {@code not_found}.
+ */
+public class StreamStore {
+
+    /** Most messages one append or receive may carry. */
+    public static final int MAX_BATCH = 1000;
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
+    };
+
+    private final JdbcTemplate jdbc;
+    private final QueueCatalog catalog;
+
+    public StreamStore(JdbcTemplate jdbc, QueueCatalog catalog) {
+        this.jdbc = jdbc;
+        this.catalog = catalog;
+    }
+
+    public AppendResult append(String queue, NewStreamMessage message) {
+        return append(queue, List.of(message)).get(0);
+    }
+
+    /** Appends 1 to 1,000 messages atomically, in order. */
+    public List<AppendResult> append(String queue, List<NewStreamMessage> messages) {
+        QueueName name = QueueName.of(queue);
+        if (messages == null || messages.isEmpty() || messages.size() > MAX_BATCH) {
+            throw Pgvs3Exception.invalidRequest("an append holds between 1 and " + MAX_BATCH + " messages", "messages");
+        }
+        int size = messages.size();
+        String[] ids = new String[size];
+        String[] types = new String[size];
+        String[] payloads = new String[size];
+        String[] headers = new String[size];
+        for (int i = 0; i < size; i++) {
+            NewStreamMessage message = messages.get(i);
+            if (message == null) {
+                throw Pgvs3Exception.invalidRequest("message " + i + " is null", "messages");
+            }
+            if (message.type() == null || message.type().isBlank()) {
+                throw Pgvs3Exception.invalidRequest("message type is required", "type");
+            }
+            if (message.payloadJson() == null) {
+                throw Pgvs3Exception.invalidRequest("message payload is required", "payload");
+            }
+            ids[i] = message.id() != null ? message.id() : UuidV7.next().toString();
+            types[i] = message.type();
+            payloads[i] = message.payloadJson();
+            headers[i] = JSON.writeValueAsString(message.headers());
+        }
+        String sql = "SELECT event_id, seq, type, created_at FROM " + function(name, "stream_append")
+                + "(?, ?, ?::jsonb[], ?::jsonb[])";
+        PreparedStatementCreator statement = connection -> {
+            PreparedStatement ps = connection.prepareStatement(sql);
+            ps.setArray(1, connection.createArrayOf("text", ids));
+            ps.setArray(2, connection.createArrayOf("text", types));
+            ps.setArray(3, connection.createArrayOf("text", payloads));
+            ps.setArray(4, connection.createArrayOf("text", headers));
+            return ps;
+        };
+        List<AppendResult> results = creating(name, () -> jdbc.query(statement, (rs, row) -> new AppendResult(
+                rs.getString("event_id"), rs.getLong("seq"), rs.getString("type"),
+                rs.getTimestamp("created_at").toInstant())));
+        return results.stream().sorted(java.util.Comparator.comparingLong(AppendResult::seq)).toList();
+    }
+
+    /**
+     * Subscribes a consumer: at the latest tick when {@code fromTick} is null, at the oldest retained tick when it
+     * is 0, else at that tick. An existing subscription is returned unchanged.
+     */
+    public Subscription subscribe(String queue, String consumer, Long fromTick) {
+        QueueName name = QueueName.of(queue);
+        requireName(consumer, "consumer");
+        if (fromTick != null && fromTick < 0) {
+            throw Pgvs3Exception.invalidRequest("from_tick must not be negative", "from_tick");
+        }
+        return creating(name, () -> jdbc.queryForObject(
+                "SELECT consumer, last_tick, created FROM " + function(name, "stream_subscribe") + "(?, ?)",
+                (rs, row) -> new Subscription(rs.getString(1), rs.getLong(2), rs.getBoolean(3)), consumer, fromTick));
+    }
+
+    /** Removes a consumer and its outstanding batches; false when there was no such consumer. */
+    public boolean unsubscribe(String queue, String consumer) {
+        QueueName name = QueueName.of(queue);
+        return existing(name, () -> Boolean.TRUE.equals(jdbc.queryForObject(
+                "SELECT " + function(name, "stream_unsubscribe") + "(?)", Boolean.class, consumer)));
+    }
+
+    /**
+     * Receives the consumer's next batch (for cooperative consumption, the member's). An outstanding batch is
+     * returned again; {@code max} is a ceiling: a larger next batch fails with {@code batch_too_large} and changes
+     * nothing.
+     */
+    public StreamBatch receive(String queue, String consumer, String member, int max) {
+        QueueName name = QueueName.of(queue);
+        requireName(consumer, "consumer");
+        if (member != null) {
+            requireName(member, "member");
+        }
+        if (max < 1 || max > MAX_BATCH) {
+            throw Pgvs3Exception.invalidRequest("max must be between 1 and " + MAX_BATCH, "max");
+        }
+        String sql = "SELECT * FROM " + function(name, "stream_receive") + "(?, ?, ?)";
+        ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
+        return existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
+    }
+
+    /** Acks a batch: true when acked now, false when it was acked before; an unknown batch is {@code not_found}. */
+    public boolean ack(String queue, long batchId) {
+        QueueName name = QueueName.of(queue);
+        return existing(name, () -> Boolean.TRUE.equals(jdbc.queryForObject(
+                "SELECT " + function(name, "stream_ack") + "(?)", Boolean.class, batchId)));
+    }
+
+    /**
+     * Nacks one message of an outstanding batch: it is redelivered after {@code retryAfter} with its retry count
+     * raised, or dead-lettered when max_retries is used up. The batch stays outstanding.
+     */
+    public NackResult nack(String queue, long batchId, String messageId, Duration retryAfter, String reason) {
+        QueueName name = QueueName.of(queue);
+        if (messageId == null || messageId.isEmpty()) {
+            throw Pgvs3Exception.invalidRequest("message_id is required", "message_id");
+        }
+        if (retryAfter != null && retryAfter.isNegative()) {
+            throw Pgvs3Exception.invalidRequest("retry_after must not be negative", "retry_after");
+        }
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT event_id, action, retry_count FROM " + function(name, "stream_nack") + "(?, ?, ?, ?)",
+                (rs, row) -> new NackResult(rs.getString(1), rs.getString(2), rs.getInt(3)),
+                batchId, messageId, interval(retryAfter == null ? Duration.ZERO : retryAfter), reason));
+    }
+
+    /** Consumers with cursors, lag and outstanding batches, as the HTTP binding shows them. */
+    public JsonNode consumers(String queue) {
+        QueueName name = QueueName.of(queue);
+        return json(existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_consumers") + "()::text", String.class)));
+    }
+
+    /** An outstanding batch (including a cooperative batch acked out of order), or empty. */
+    public Optional<JsonNode> batch(String queue, long batchId) {
+        QueueName name = QueueName.of(queue);
+        String text = existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_batch") + "(?)::text", String.class, batchId));
+        return Optional.ofNullable(text).map(StreamStore::json);
+    }
+
+    /** Stream counts, watermarks, the current segment and the rotation period. */
+    public JsonNode info(String queue) {
+        QueueName name = QueueName.of(queue);
+        return json(existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_info") + "()::text", String.class)));
+    }
+
+    public StreamConfig config(String queue) {
+        QueueName name = QueueName.of(queue);
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT max_retries, extract(epoch FROM retention) FROM " + Identifiers.qualify(name.schema(), "stream_config"),
+                StreamStore::config));
+    }
+
+    /** Updates the settings that are not null and returns the result. */
+    public StreamConfig updateConfig(String queue, Integer maxRetries, Duration retention) {
+        QueueName name = QueueName.of(queue);
+        if (maxRetries != null && (maxRetries < 0 || maxRetries > 1000)) {
+            throw Pgvs3Exception.invalidRequest("max_retries must be between 0 and 1000", "max_retries");
+        }
+        if (retention != null && (retention.isNegative() || retention.isZero())) {
+            throw Pgvs3Exception.invalidRequest("retention must be positive", "retention");
+        }
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT max_retries, extract(epoch FROM retention) FROM " + function(name, "stream_set_config") + "(?, ?)",
+                StreamStore::config, maxRetries, retention == null ? null : interval(retention)));
+    }
+
+    /** Dead letters, oldest first: {@code {dead_letters:[…], total}}. */
+    public JsonNode deadLetters(String queue, int limit, int offset) {
+        QueueName name = QueueName.of(queue);
+        return json(existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_dead_letter_list") + "(?, ?)::text", String.class, limit, offset)));
+    }
+
+    /** Appends one dead letter to the log again with a reset retry count; false when there is no such letter. */
+    public boolean replayDeadLetter(String queue, long deadLetterId) {
+        QueueName name = QueueName.of(queue);
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_dlq_replay") + "(?)", Integer.class, deadLetterId)) > 0;
+    }
+
+    /** Appends every dead letter to the log again; returns how many. */
+    public int replayDeadLetters(String queue) {
+        QueueName name = QueueName.of(queue);
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_dlq_replay") + "(NULL)", Integer.class));
+    }
+
+    /** Deletes dead letters older than {@code olderThan}; returns how many. */
+    public int purgeDeadLetters(String queue, Duration olderThan) {
+        QueueName name = QueueName.of(queue);
+        if (olderThan == null || olderThan.isNegative()) {
+            throw Pgvs3Exception.invalidRequest("older_than must not be negative", "older_than");
+        }
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_dlq_purge") + "(?)", Integer.class, interval(olderThan)));
+    }
+
+    /** Rotates the queue's log if due (or now, when {@code force}), under the rotation locking protocol. */
+    public RotationOutcome rotate(String queue, boolean force) {
+        QueueName name = QueueName.of(queue);
+        return RotationOutcome.of(existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_rotate") + "(?)", String.class, force)));
+    }
+
+    /** Moves due retries of one queue back into its log; returns how many moved. */
+    public int moveDueRetries(String queue, int limit) {
+        QueueName name = QueueName.of(queue);
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_move_retries") + "(?)", Integer.class, limit));
+    }
+
+    /** Deletes the ticks nothing needs any more, keeping a floor tick; returns how many. */
+    public int cleanupTicks(String queue) {
+        QueueName name = QueueName.of(queue);
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_cleanup_ticks") + "()", Integer.class));
+    }
+
+    private static String function(QueueName name, String function) {
+        return Identifiers.qualify(name.schema(), function);
+    }
+
+    private <T> T creating(QueueName name, Supplier<T> work) {
+        try {
+            return catalog.withQueue(name, work);
+        }
+        catch (DataAccessException ex) {
+            throw translated(ex);
+        }
+    }
+
+    private <T> T existing(QueueName name, Supplier<T> work) {
+        if (!catalog.exists(name)) {
+            throw missingQueue(name);
+        }
+        try {
+            return work.get();
+        }
+        catch (DataAccessException ex) {
+            if (QueueCatalog.isMissingNamespace(ex)) {
+                catalog.forget(name);
+                throw missingQueue(name);
+            }
+            throw translated(ex);
+        }
+    }
+
+    private static RuntimeException translated(DataAccessException ex) {
+        Pgvs3Exception translated = StreamErrors.translate(ex);
+        return translated != null ? translated : ex;
+    }
+
+    private static Pgvs3Exception missingQueue(QueueName name) {
+        return Pgvs3Exception.notFound("queue '" + name + "' does not exist");
+    }
+
+    private static void requireName(String value, String field) {
+        if (value == null || value.isEmpty()) {
+            throw Pgvs3Exception.invalidRequest(field + " is required", field);
+        }
+        if (value.length() > 255) {
+            throw Pgvs3Exception.invalidRequest(field + " must be at most 255 characters", field);
+        }
+    }
+
+    private static PGInterval interval(Duration duration) {
+        try {
+            PGInterval interval = new PGInterval();
+            interval.setSeconds(duration.toNanos() / 1_000_000_000.0);
+            return interval;
+        }
+        catch (ArithmeticException ex) {
+            throw Pgvs3Exception.invalidRequest("duration " + duration + " is too long");
+        }
+    }
+
+    private static StreamConfig config(ResultSet rs, int row) throws SQLException {
+        return new StreamConfig(rs.getInt(1), Duration.ofMillis(rs.getBigDecimal(2).movePointRight(3).longValue()));
+    }
+
+    private static StreamBatch batch(ResultSet rs) throws SQLException {
+        Long batchId = null;
+        long startTick = 0;
+        long endTick = 0;
+        List<ReceivedMessage> messages = new ArrayList<>();
+        while (rs.next()) {
+            long id = rs.getLong("batch_id");
+            batchId = rs.wasNull() ? null : id;
+            startTick = rs.getLong("start_tick");
+            endTick = rs.getLong("end_tick");
+            long seq = rs.getLong("seq");
+            if (!rs.wasNull()) {
+                Timestamp created = rs.getTimestamp("created_at");
+                messages.add(new ReceivedMessage(rs.getString("event_id"), seq, rs.getString("type"),
+                        rs.getString("payload"), headers(rs.getString("headers")), rs.getInt("retry_count"),
+                        created.toInstant()));
+            }
+        }
+        return new StreamBatch(batchId, startTick, endTick, messages);
+    }
+
+    private static Map<String, String> headers(String json) {
+        if (json == null || json.equals("{}")) {
+            return Map.of();
+        }
+        return new LinkedHashMap<>(JSON.readValue(json, HEADERS));
+    }
+
+    private static JsonNode json(String text) {
+        return JSON.readTree(text);
+    }
+}
