@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.bench.scenario.BaselineScenario;
+import io.pgvs3.bench.scenario.StreamConsumeScenario;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,7 @@ public final class BenchMain {
     }
 
     static List<Scenario> scenarios() {
-        return List.of(new BaselineScenario());
+        return List.of(new BaselineScenario(), new StreamConsumeScenario());
     }
 
     public static void main(String[] args) throws Exception {
