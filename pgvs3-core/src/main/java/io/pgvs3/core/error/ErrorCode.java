@@ -8,6 +8,8 @@ public enum ErrorCode {
     INVALID_PAYLOAD("invalid_payload", 400, false),
     INVALID_REQUEST("invalid_request", 400, false),
     UNPROCESSABLE("invalid_request", 422, false),
+    /** A request that is well formed but whose values break a rule (for example a retry policy), per the OJS suites. */
+    VALIDATION_ERROR("invalid_request", 422, false, "validation_error"),
     FORBIDDEN("forbidden", 403, false),
     NOT_FOUND("not_found", 404, false),
     METHOD_NOT_ALLOWED("method_not_allowed", 405, false),
@@ -23,11 +25,17 @@ public enum ErrorCode {
     private final String code;
     private final int status;
     private final boolean retryable;
+    private final String type;
 
     ErrorCode(String code, int status, boolean retryable) {
+        this(code, status, retryable, null);
+    }
+
+    ErrorCode(String code, int status, boolean retryable, String type) {
         this.code = code;
         this.status = status;
         this.retryable = retryable;
+        this.type = type;
     }
 
     /** The wire value of {@code error.code}. */
@@ -43,8 +51,11 @@ public enum ErrorCode {
         return retryable;
     }
 
-    /** The wire value of {@code error.type}: the HTTP family the code belongs to. */
+    /** The wire value of {@code error.type}: the HTTP family the code belongs to, unless the code names its own. */
     public String type() {
+        if (type != null) {
+            return type;
+        }
         return status >= 500 ? "server_error" : "client_error";
     }
 }

@@ -1,11 +1,14 @@
 package io.pgvs3.spring.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.pgvs3.core.maintenance.MaintenancePass;
+import io.pgvs3.core.maintenance.MaintenanceReport;
+import io.pgvs3.spring.core.Pgvs3Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,11 +24,30 @@ public class MaintenanceScheduler implements SmartLifecycle {
 
     private final MaintenancePass pass;
     private final Duration interval;
+    private final Pgvs3Metrics metrics;
     private ScheduledExecutorService executor;
+    private volatile Instant lastCompletedAt;
 
     public MaintenanceScheduler(MaintenancePass pass, Duration interval) {
+        this(pass, interval, Pgvs3Metrics.NOOP);
+    }
+
+    public MaintenanceScheduler(MaintenancePass pass, Duration interval, Pgvs3Metrics metrics) {
         this.pass = pass;
         this.interval = interval;
+        this.metrics = metrics;
+    }
+
+    public Duration interval() {
+        return interval;
+    }
+
+    /**
+     * When the last pass completed without failures, here or (the lock being held) on another instance; null
+     * before the first one.
+     */
+    public Instant lastCompletedAt() {
+        return lastCompletedAt;
     }
 
     @Override
@@ -43,7 +65,11 @@ public class MaintenanceScheduler implements SmartLifecycle {
 
     private void runPass() {
         try {
-            pass.runOnce();
+            MaintenanceReport report = pass.runOnce();
+            metrics.maintenance(report);
+            if (report.succeeded()) {
+                lastCompletedAt = Instant.now();
+            }
         }
         catch (RuntimeException ex) {
             log.warn("Maintenance pass failed: {}", ex.getMessage());

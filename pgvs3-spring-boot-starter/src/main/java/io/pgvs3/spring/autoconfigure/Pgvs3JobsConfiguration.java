@@ -1,10 +1,41 @@
 package io.pgvs3.spring.autoconfigure;
 
+import javax.sql.DataSource;
+
+import io.pgvs3.core.Resettable;
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.job.JobMaintenanceTask;
+import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.job.JobStoreSettings;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Beans of the jobs view.
+ * Beans of the jobs view: the {@link JobStore}, its maintenance task and its part of the admin reset.
  */
 @Configuration(proxyBeanMethods = false)
 class Pgvs3JobsConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, Pgvs3Properties properties) {
+        Pgvs3Properties.Jobs jobs = properties.getJobs();
+        JobStoreSettings settings = new JobStoreSettings(jobs.getDefaultVisibilityTimeout(), jobs.getRetention(),
+                jobs.getDeadLetterRetention(), jobs.getEventRetention(), jobs.getMaxAckBatch(), jobs.getAckFlushers(),
+                jobs.getMaintenanceBatch());
+        return new JobStore(new JdbcTemplate(dataSource), catalog, settings);
+    }
+
+    @Bean
+    JobMaintenanceTask pgvs3JobMaintenanceTask(JobStore store) {
+        return new JobMaintenanceTask(store);
+    }
+
+    @Bean
+    Resettable pgvs3JobsResettable(JobStore store) {
+        return store::deleteAll;
+    }
 }

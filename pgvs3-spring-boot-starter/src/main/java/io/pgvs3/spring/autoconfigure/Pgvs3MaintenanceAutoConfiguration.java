@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import io.pgvs3.core.maintenance.MaintenancePass;
 import io.pgvs3.core.maintenance.MaintenanceTask;
+import io.pgvs3.spring.core.Pgvs3Metrics;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,7 +30,9 @@ public class Pgvs3MaintenanceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "pgvs3.maintenance.enabled", matchIfMissing = true)
-    public MaintenanceScheduler pgvs3MaintenanceScheduler(MaintenancePass pass, Pgvs3Properties properties) {
-        return new MaintenanceScheduler(pass, properties.getMaintenance().getInterval());
+    public MaintenanceScheduler pgvs3MaintenanceScheduler(MaintenancePass pass, Pgvs3Properties properties,
+            ObjectProvider<Pgvs3Metrics> metrics) {
+        return new MaintenanceScheduler(pass, properties.getMaintenance().getInterval(),
+                metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
     }
 }

@@ -18,6 +18,14 @@ public class Pgvs3Properties {
 
     private final Streams streams = new Streams();
 
+    private final Listener listener = new Listener();
+
+    private final Handler handler = new Handler();
+
+    private final Health health = new Health();
+
+    private final Metrics metrics = new Metrics();
+
     public Http getHttp() {
         return http;
     }
@@ -32,6 +40,22 @@ public class Pgvs3Properties {
 
     public Streams getStreams() {
         return streams;
+    }
+
+    public Listener getListener() {
+        return listener;
+    }
+
+    public Handler getHandler() {
+        return handler;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
     }
 
     public static class Http {
@@ -108,8 +132,26 @@ public class Pgvs3Properties {
 
     public static class Jobs {
 
-        /** Lease given to a fetched job when the fetch names no visibility timeout. */
+        /** Lease given to a fetched job when neither the fetch nor the job names a visibility timeout. */
         private Duration defaultVisibilityTimeout = Duration.ofSeconds(30);
+
+        /** How long completed, cancelled and discarded jobs are kept before maintenance deletes them. */
+        private Duration retention = Duration.ofHours(1);
+
+        /** How long dead-lettered jobs are kept. */
+        private Duration deadLetterRetention = Duration.ofDays(7);
+
+        /** How long job lifecycle events (GET /ojs/v1/events) are kept. */
+        private Duration eventRetention = Duration.ofHours(1);
+
+        /** Most concurrent acks completed in one shared commit; 1 turns grouping off. */
+        private int maxAckBatch = 256;
+
+        /** Most ack batches in flight at once. */
+        private int ackFlushers = 4;
+
+        /** Most jobs per queue and kind of work one maintenance pass handles. */
+        private int maintenanceBatch = 1000;
 
         public Duration getDefaultVisibilityTimeout() {
             return defaultVisibilityTimeout;
@@ -117,6 +159,54 @@ public class Pgvs3Properties {
 
         public void setDefaultVisibilityTimeout(Duration defaultVisibilityTimeout) {
             this.defaultVisibilityTimeout = defaultVisibilityTimeout;
+        }
+
+        public Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
+
+        public Duration getDeadLetterRetention() {
+            return deadLetterRetention;
+        }
+
+        public void setDeadLetterRetention(Duration deadLetterRetention) {
+            this.deadLetterRetention = deadLetterRetention;
+        }
+
+        public Duration getEventRetention() {
+            return eventRetention;
+        }
+
+        public void setEventRetention(Duration eventRetention) {
+            this.eventRetention = eventRetention;
+        }
+
+        public int getMaxAckBatch() {
+            return maxAckBatch;
+        }
+
+        public void setMaxAckBatch(int maxAckBatch) {
+            this.maxAckBatch = maxAckBatch;
+        }
+
+        public int getAckFlushers() {
+            return ackFlushers;
+        }
+
+        public void setAckFlushers(int ackFlushers) {
+            this.ackFlushers = ackFlushers;
+        }
+
+        public int getMaintenanceBatch() {
+            return maintenanceBatch;
+        }
+
+        public void setMaintenanceBatch(int maintenanceBatch) {
+            this.maintenanceBatch = maintenanceBatch;
         }
     }
 
@@ -131,6 +221,273 @@ public class Pgvs3Properties {
 
         public void setMaxWait(Duration maxWait) {
             this.maxWait = maxWait;
+        }
+    }
+
+    public static class Listener {
+
+        /** Whether @StreamListener and @JobHandler containers start once the application is ready. */
+        private boolean autoStartup = true;
+
+        /** Whether containers wake on LISTEN notifications; turn off behind PgBouncer transaction pooling. */
+        private boolean listen = true;
+
+        /** First wait after an empty receive when polling (no notifications). */
+        private Duration minPollInterval = Duration.ofMillis(50);
+
+        /** Longest wait the polling backoff of stream listeners reaches. */
+        private Duration maxPollInterval = Duration.ofSeconds(5);
+
+        /** Safety-net poll of stream listeners while notifications arrive. */
+        private Duration listenPollInterval = Duration.ofSeconds(30);
+
+        /** Largest batch a stream listener receives at once, unless its annotation says otherwise. */
+        private int maxBatchSize = 100;
+
+        /** How long in-flight batches and jobs may run on shutdown before they are interrupted and released. */
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+        /**
+         * Names this instance in stream member names and job worker ids. Defaults to host name and process id; set a
+         * stable, unique value per instance (e.g. the pod name) so a restarted instance resumes its members' batches.
+         */
+        private String instanceId;
+
+        /** Delay before a failed stream message is delivered again, by retry count. */
+        private final Retry retry = new Retry();
+
+        public boolean isAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public boolean isListen() {
+            return listen;
+        }
+
+        public void setListen(boolean listen) {
+            this.listen = listen;
+        }
+
+        public Duration getMinPollInterval() {
+            return minPollInterval;
+        }
+
+        public void setMinPollInterval(Duration minPollInterval) {
+            this.minPollInterval = minPollInterval;
+        }
+
+        public Duration getMaxPollInterval() {
+            return maxPollInterval;
+        }
+
+        public void setMaxPollInterval(Duration maxPollInterval) {
+            this.maxPollInterval = maxPollInterval;
+        }
+
+        public Duration getListenPollInterval() {
+            return listenPollInterval;
+        }
+
+        public void setListenPollInterval(Duration listenPollInterval) {
+            this.listenPollInterval = listenPollInterval;
+        }
+
+        public int getMaxBatchSize() {
+            return maxBatchSize;
+        }
+
+        public void setMaxBatchSize(int maxBatchSize) {
+            this.maxBatchSize = maxBatchSize;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public String getInstanceId() {
+            return instanceId;
+        }
+
+        public void setInstanceId(String instanceId) {
+            this.instanceId = instanceId;
+        }
+
+        public Retry getRetry() {
+            return retry;
+        }
+
+        public static class Retry {
+
+            /** Delay before the first redelivery of a failed message. */
+            private Duration initialInterval = Duration.ofSeconds(1);
+
+            /** Factor applied to the delay for each further retry. */
+            private double multiplier = 2.0;
+
+            /** Longest delay between redeliveries. */
+            private Duration maxInterval = Duration.ofMinutes(5);
+
+            public Duration getInitialInterval() {
+                return initialInterval;
+            }
+
+            public void setInitialInterval(Duration initialInterval) {
+                this.initialInterval = initialInterval;
+            }
+
+            public double getMultiplier() {
+                return multiplier;
+            }
+
+            public void setMultiplier(double multiplier) {
+                this.multiplier = multiplier;
+            }
+
+            public Duration getMaxInterval() {
+                return maxInterval;
+            }
+
+            public void setMaxInterval(Duration maxInterval) {
+                this.maxInterval = maxInterval;
+            }
+        }
+    }
+
+    public static class Handler {
+
+        /** Lease taken on each job a @JobHandler container fetches; renewed by heartbeats while it runs. */
+        private Duration visibilityTimeout = Duration.ofSeconds(30);
+
+        /** How often the leases of running jobs are renewed; must be shorter than the visibility timeout. */
+        private Duration heartbeatInterval = Duration.ofSeconds(10);
+
+        /** Jobs fetched ahead of free handler threads, so a thread that finishes starts the next job at once. */
+        private int prefetch = 0;
+
+        /** Longest wait between fetches of an idle queue (scheduled and retried jobs become due without a notification). */
+        private Duration maxPollInterval = Duration.ofSeconds(1);
+
+        public Duration getVisibilityTimeout() {
+            return visibilityTimeout;
+        }
+
+        public void setVisibilityTimeout(Duration visibilityTimeout) {
+            this.visibilityTimeout = visibilityTimeout;
+        }
+
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+        }
+
+        public int getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(int prefetch) {
+            this.prefetch = prefetch;
+        }
+
+        public Duration getMaxPollInterval() {
+            return maxPollInterval;
+        }
+
+        public void setMaxPollInterval(Duration maxPollInterval) {
+            this.maxPollInterval = maxPollInterval;
+        }
+    }
+
+    public static class Health {
+
+        /** Longest time the health check waits for the database before it reports DOWN. */
+        private Duration timeout = Duration.ofSeconds(2);
+
+        /** Maintenance that has not completed a pass for this long reports DOWN (when this instance runs it). */
+        private Duration maintenanceStaleAfter = Duration.ofMinutes(1);
+
+        /** A stream consumer this many events behind is reported in the health details as lagging. */
+        private long maxConsumerLag = 10_000;
+
+        /** A stream consumer whose oldest unconsumed event is this old is reported as lagging. */
+        private Duration maxConsumerLagAge = Duration.ofMinutes(5);
+
+        /** A transaction, replication slot or prepared transaction holding the xmin horizon this long is reported. */
+        private Duration xminHorizonAge = Duration.ofMinutes(5);
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public Duration getMaintenanceStaleAfter() {
+            return maintenanceStaleAfter;
+        }
+
+        public void setMaintenanceStaleAfter(Duration maintenanceStaleAfter) {
+            this.maintenanceStaleAfter = maintenanceStaleAfter;
+        }
+
+        public long getMaxConsumerLag() {
+            return maxConsumerLag;
+        }
+
+        public void setMaxConsumerLag(long maxConsumerLag) {
+            this.maxConsumerLag = maxConsumerLag;
+        }
+
+        public Duration getMaxConsumerLagAge() {
+            return maxConsumerLagAge;
+        }
+
+        public void setMaxConsumerLagAge(Duration maxConsumerLagAge) {
+            this.maxConsumerLagAge = maxConsumerLagAge;
+        }
+
+        public Duration getXminHorizonAge() {
+            return xminHorizonAge;
+        }
+
+        public void setXminHorizonAge(Duration xminHorizonAge) {
+            this.xminHorizonAge = xminHorizonAge;
+        }
+    }
+
+    public static class Metrics {
+
+        /** Whether pgvs3 registers Micrometer meters. */
+        private boolean enabled = true;
+
+        /** How often the queue gauges (consumer lag, job depth) are refreshed from the database, never per scrape. */
+        private Duration sampleInterval = Duration.ofSeconds(15);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getSampleInterval() {
+            return sampleInterval;
+        }
+
+        public void setSampleInterval(Duration sampleInterval) {
+            this.sampleInterval = sampleInterval;
         }
     }
 }

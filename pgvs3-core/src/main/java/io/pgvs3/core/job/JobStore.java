@@ -1,0 +1,474 @@
+package io.pgvs3.core.job;
+
+import java.sql.Array;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.error.ErrorCode;
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.job.AckBatcher.AckOutcome;
+import io.pgvs3.core.sql.Identifiers;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The job lifecycle on PostgreSQL: enqueue, fetch (claim with a lease), ack, nack, heartbeat, cancel, release, the
+ * dead-letter list and the event log. Each operation is one round trip (enqueueing to several queues is one
+ * transaction). Every method works inside a caller's Spring transaction on the same {@code DataSource}; outside
+ * one, concurrent acks are grouped into shared commits.
+ * <p>
+ * After an enqueue that makes a job available commits, PostgreSQL delivers a notification with payload
+ * {@code jobs} on the channel named like the queue's schema, {@code s3q_<queue>}, so listeners can wake without
+ * polling. Releases, requeues and expired leases notify the same channel.
+ */
+public class JobStore {
+
+    public static final int MAX_FETCH_COUNT = 1000;
+
+    private final JdbcTemplate jdbc;
+    private final QueueCatalog catalog;
+    private final JobStoreSettings settings;
+    private final TransactionTemplate transactions;
+    private final JsonMapper mapper = JsonMapper.builder().build();
+    private final AckBatcher ackBatcher;
+
+    public JobStore(JdbcTemplate jdbc, QueueCatalog catalog) {
+        this(jdbc, catalog, JobStoreSettings.DEFAULTS);
+    }
+
+    public JobStore(JdbcTemplate jdbc, QueueCatalog catalog, JobStoreSettings settings) {
+        this.jdbc = jdbc;
+        this.catalog = catalog;
+        this.settings = settings;
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
+        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), this::ackAll);
+        catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
+    }
+
+    public JobStoreSettings settings() {
+        return settings;
+    }
+
+    public Job enqueue(NewJob job) {
+        return enqueueBatch(List.of(job)).get(0);
+    }
+
+    /** Enqueues all jobs or none: a job id that already exists fails the whole batch with 409 {@code duplicate}. */
+    public List<Job> enqueueBatch(List<NewJob> jobs) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        Map<QueueName, ArrayNode> specs = new LinkedHashMap<>();
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            NewJob job = jobs.get(i);
+            String id = job.id() != null ? job.id() : UuidV7.generate().toString();
+            if (!ids.add(id)) {
+                throw duplicate(id);
+            }
+            specs.computeIfAbsent(job.queue(), q -> mapper.createArrayNode()).add(spec(job, id, i + 1));
+        }
+        if (specs.size() == 1 && !TransactionSynchronizationManager.isActualTransactionActive()) {
+            Map.Entry<QueueName, ArrayNode> only = specs.entrySet().iterator().next();
+            return ordered(jobs.size(), catalog.withQueue(only.getKey(), () -> insert(only.getKey(), only.getValue())));
+        }
+        return transactions.execute(status -> {
+            Map<Integer, Job> inserted = new HashMap<>();
+            specs.forEach((queue, spec) -> {
+                catalog.ensure(queue);
+                inserted.putAll(insert(queue, spec));
+            });
+            return ordered(jobs.size(), inserted);
+        });
+    }
+
+    private Map<Integer, Job> insert(QueueName queue, ArrayNode spec) {
+        Map<Integer, Job> inserted = new HashMap<>();
+        jdbc.query("SELECT e.ord, e.job::text FROM " + Identifiers.quote(queue.schema()) + ".enqueue(?::jsonb) e",
+                rs -> {
+                    inserted.put(rs.getInt(1), job(rs.getString(2)));
+                }, spec.toString());
+        for (JsonNode job : spec) {
+            if (!inserted.containsKey(job.get("ord").asInt())) {
+                throw duplicate(job.get("id").asString());
+            }
+        }
+        return inserted;
+    }
+
+    private static List<Job> ordered(int size, Map<Integer, Job> byOrd) {
+        List<Job> result = new ArrayList<>(size);
+        for (int i = 1; i <= size; i++) {
+            result.add(byOrd.get(i));
+        }
+        return result;
+    }
+
+    private ObjectNode spec(NewJob job, String id, int ord) {
+        ObjectNode spec = mapper.createObjectNode();
+        spec.put("ord", ord);
+        spec.put("id", id);
+        spec.put("type", job.type());
+        JsonNode args = parse(job.argsJson(), "args");
+        if (!args.isArray()) {
+            throw Pgvs3Exception.invalidRequest("'args' must be an array", "args");
+        }
+        spec.set("args", args);
+        if (job.metaJson() != null) {
+            JsonNode meta = parse(job.metaJson(), "meta");
+            if (!meta.isObject()) {
+                throw Pgvs3Exception.invalidRequest("'meta' must be an object", "meta");
+            }
+            spec.set("meta", meta);
+        }
+        if (job.optionsJson() != null) {
+            spec.set("options", parse(job.optionsJson(), "options"));
+        }
+        if (job.extraJson() != null) {
+            spec.set("extra", parse(job.extraJson(), "extra"));
+        }
+        spec.put("priority", job.priority());
+        spec.put("max_attempts", job.retry().maxAttempts());
+        spec.set("retry", mapper.valueToTree(job.retry().toMap()));
+        if (job.timeout() != null) {
+            spec.put("timeout_ms", job.timeout().toMillis());
+        }
+        if (job.visibilityTimeout() != null) {
+            spec.put("visibility_timeout_ms", job.visibilityTimeout().toMillis());
+        }
+        if (job.scheduledAt() != null) {
+            spec.put("scheduled_at", job.scheduledAt().toString());
+        }
+        if (job.expiresAt() != null) {
+            spec.put("expires_at", job.expiresAt().toString());
+        }
+        return spec;
+    }
+
+    /**
+     * Claims up to {@code count} jobs, draining the queues in the order given. The lease is
+     * {@code visibilityTimeout} if given, else the job's own visibility timeout, else the default.
+     */
+    public List<Job> fetch(List<String> queues, int count, String workerId, Duration visibilityTimeout) {
+        if (queues == null || queues.isEmpty()) {
+            throw Pgvs3Exception.invalidRequest("at least one queue is required", "queues");
+        }
+        if (count < 1 || count > MAX_FETCH_COUNT) {
+            throw Pgvs3Exception.invalidRequest("count must be between 1 and " + MAX_FETCH_COUNT, "count");
+        }
+        String[] names = queues.stream().map(q -> QueueName.of(q).value()).distinct().toArray(String[]::new);
+        List<Job> jobs = new ArrayList<>();
+        jdbc.query(connection -> {
+            PreparedStatement statement = connection.prepareStatement(
+                    "SELECT j::text FROM s3p.fetch_jobs(?, ?, ?, ?, ?) j");
+            statement.setArray(1, connection.createArrayOf("text", names));
+            statement.setInt(2, count);
+            statement.setString(3, workerId);
+            statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(), java.sql.Types.BIGINT);
+            statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
+            return statement;
+        }, rs -> {
+            jobs.add(job(rs.getString(1)));
+        });
+        return jobs;
+    }
+
+    public Job ack(String jobId, String resultJson) {
+        return ack(jobId, null, resultJson);
+    }
+
+    /**
+     * Completes an active job. With a worker id, the job must be leased to that worker. Answers 404 for an unknown
+     * job and 409 {@code conflict} for a job that is not active under that lease.
+     */
+    public Job ack(String jobId, String workerId, String resultJson) {
+        UUID id = jobUuid(jobId);
+        String result = resultJson == null || resultJson.equals("null") ? null : resultJson;
+        AckOutcome outcome = TransactionSynchronizationManager.isActualTransactionActive() || settings.maxAckBatch() == 1
+                ? ackAll(List.of(new AckBatcher.Request(id, workerId, result, null))).get(1)
+                : ackBatcher.submit(id, workerId, result);
+        if (outcome == null || outcome.job() == null) {
+            throw jobNotFound(jobId);
+        }
+        if (!outcome.ok()) {
+            throw notActive(outcome.job(), workerId, "acknowledged");
+        }
+        return outcome.job();
+    }
+
+    private Map<Integer, AckOutcome> ackAll(List<AckBatcher.Request> requests) {
+        UUID[] ids = new UUID[requests.size()];
+        String[] results = new String[requests.size()];
+        String[] workers = new String[requests.size()];
+        for (int i = 0; i < requests.size(); i++) {
+            ids[i] = requests.get(i).id();
+            results[i] = requests.get(i).resultJson();
+            workers[i] = requests.get(i).workerId();
+        }
+        Map<Integer, AckOutcome> outcomes = new HashMap<>();
+        jdbc.query(connection -> {
+            PreparedStatement statement = connection.prepareStatement(
+                    "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?) a");
+            statement.setArray(1, connection.createArrayOf("uuid", ids));
+            statement.setArray(2, connection.createArrayOf("text", results));
+            statement.setArray(3, connection.createArrayOf("text", workers));
+            return statement;
+        }, rs -> {
+            outcomes.put(rs.getInt(1), new AckOutcome(job(rs.getString(2)), rs.getBoolean(3)));
+        });
+        return outcomes;
+    }
+
+    public Job nack(String jobId, JobError error) {
+        return nack(jobId, null, error, false);
+    }
+
+    /**
+     * Fails an active job: with {@code requeue} it is available again at once; otherwise it is retried per its
+     * policy, or discarded (and dead-lettered if its policy says so) once attempts are exhausted or the error is
+     * not retryable.
+     */
+    public Job nack(String jobId, String workerId, JobError error, boolean requeue) {
+        UUID id = jobUuid(jobId);
+        ObjectNode errorJson = mapper.createObjectNode();
+        JobError reported = error != null ? error : JobError.of("handler_error", "job failed");
+        errorJson.put("code", reported.code() != null ? reported.code() : "handler_error");
+        errorJson.put("message", reported.message() != null ? reported.message() : "");
+        if (reported.type() != null) {
+            errorJson.put("type", reported.type());
+        }
+        if (reported.retryable() != null) {
+            errorJson.put("retryable", reported.retryable());
+        }
+        if (reported.detailsJson() != null) {
+            errorJson.set("details", parse(reported.detailsJson(), "error.details"));
+        }
+        AckOutcome outcome = single("SELECT n.job::text, n.ok FROM s3p.nack_job(?, ?, ?::jsonb, ?) n",
+                id, workerId, errorJson.toString(), requeue);
+        if (outcome == null) {
+            throw jobNotFound(jobId);
+        }
+        if (!outcome.ok()) {
+            throw notActive(outcome.job(), workerId, "failed");
+        }
+        return outcome.job();
+    }
+
+    /**
+     * Extends the leases of the given active jobs held by the worker, by {@code visibilityTimeout} or else each
+     * job's own visibility timeout or the default.
+     */
+    public HeartbeatResult heartbeat(String workerId, List<String> jobIds, Duration visibilityTimeout) {
+        List<UUID> ids = new ArrayList<>();
+        for (String jobId : jobIds == null ? List.<String>of() : jobIds) {
+            parseUuid(jobId).ifPresent(ids::add);
+        }
+        if (ids.isEmpty()) {
+            return new HeartbeatResult(HeartbeatResult.RUNNING, List.of());
+        }
+        List<String> extended = new ArrayList<>();
+        Set<String> directives = new HashSet<>();
+        jdbc.query(connection -> {
+            PreparedStatement statement = connection.prepareStatement(
+                    "SELECT h.id::text, h.directive FROM s3p.heartbeat_jobs(?, ?, ?, ?) h");
+            statement.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            statement.setString(2, workerId);
+            statement.setObject(3, visibilityTimeout == null ? null : visibilityTimeout.toMillis(), java.sql.Types.BIGINT);
+            statement.setLong(4, settings.defaultVisibilityTimeout().toMillis());
+            return statement;
+        }, rs -> {
+            extended.add(rs.getString(1));
+            if (rs.getString(2) != null) {
+                directives.add(rs.getString(2));
+            }
+        });
+        String directive = directives.contains(HeartbeatResult.TERMINATE) ? HeartbeatResult.TERMINATE
+                : directives.contains(HeartbeatResult.QUIET) ? HeartbeatResult.QUIET : HeartbeatResult.RUNNING;
+        return new HeartbeatResult(directive, List.copyOf(extended));
+    }
+
+    public Optional<Job> get(String jobId) {
+        Optional<UUID> id = parseUuid(jobId);
+        if (id.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> found = jdbc.queryForList("SELECT s3p.get_job(?)::text", String.class, id.get());
+        return found.isEmpty() || found.get(0) == null ? Optional.empty() : Optional.of(job(found.get(0)));
+    }
+
+    /** Cancels a job that is not yet terminal, including an active one; 409 {@code conflict} for a terminal job. */
+    public Job cancel(String jobId) {
+        AckOutcome outcome = single("SELECT c.job::text, c.ok FROM s3p.cancel_job(?) c", jobUuid(jobId));
+        if (outcome == null) {
+            throw jobNotFound(jobId);
+        }
+        if (!outcome.ok()) {
+            throw Pgvs3Exception.conflict("job " + jobId + " is " + outcome.job().state().wireValue()
+                    + " and can no longer be cancelled");
+        }
+        return outcome.job();
+    }
+
+    public void release(String jobId) {
+        release(jobId, null);
+    }
+
+    /** Gives an active job back at once, unprocessed (its attempt does not count); for a worker shutting down. */
+    public Job release(String jobId, String workerId) {
+        AckOutcome outcome = single("SELECT r.job::text, r.ok FROM s3p.release_job(?, ?) r", jobUuid(jobId), workerId);
+        if (outcome == null) {
+            throw jobNotFound(jobId);
+        }
+        if (!outcome.ok()) {
+            throw notActive(outcome.job(), workerId, "released");
+        }
+        return outcome.job();
+    }
+
+    /** Dead-lettered jobs of one queue, or of all queues when {@code queue} is null, oldest first. */
+    public List<Job> deadLetter(String queue, int limit, int offset) {
+        String name = queue == null ? null : QueueName.of(queue).value();
+        return jdbc.query("SELECT d::text FROM s3p.dead_letter_jobs(?, ?, ?) d", (rs, row) -> job(rs.getString(1)),
+                name, limit, offset);
+    }
+
+    /** Makes a dead-lettered job available again with its attempt count reset. */
+    public Job retryDeadLetter(String jobId) {
+        AckOutcome outcome = single("SELECT r.job::text, r.ok FROM s3p.retry_dead_letter_job(?) r", jobUuid(jobId));
+        if (outcome == null) {
+            throw Pgvs3Exception.notFound("job " + jobId + " is not in the dead-letter list");
+        }
+        return outcome.job();
+    }
+
+    public Job deleteDeadLetter(String jobId) {
+        AckOutcome outcome = single("SELECT d.job::text, d.ok FROM s3p.delete_dead_letter_job(?) d", jobUuid(jobId));
+        if (outcome == null) {
+            throw Pgvs3Exception.notFound("job " + jobId + " is not in the dead-letter list");
+        }
+        return outcome.job();
+    }
+
+    /** Events after {@code afterId} (0 for the oldest kept), filtered by type and queue when the sets are non-empty. */
+    public List<JobEvent> events(Set<String> types, Set<String> queues, long afterId, int limit) {
+        return jdbc.query(connection -> {
+            PreparedStatement statement = connection.prepareStatement(
+                    "SELECT id, occurred_at, type, queue, job_id::text, data::text FROM s3p.job_events"
+                            + " WHERE id > ? AND (cardinality(?::text[]) = 0 OR type = ANY (?::text[]))"
+                            + " AND (cardinality(?::text[]) = 0 OR queue = ANY (?::text[])) ORDER BY id LIMIT ?");
+            Array typeArray = connection.createArrayOf("text", types.toArray());
+            Array queueArray = connection.createArrayOf("text", queues.toArray());
+            statement.setLong(1, afterId);
+            statement.setArray(2, typeArray);
+            statement.setArray(3, typeArray);
+            statement.setArray(4, queueArray);
+            statement.setArray(5, queueArray);
+            statement.setInt(6, limit);
+            return statement;
+        }, (rs, row) -> new JobEvent(rs.getLong(1), rs.getTimestamp(2).toInstant(), rs.getString(3), rs.getString(4),
+                rs.getString(5), rs.getString(6)));
+    }
+
+    /**
+     * One maintenance step over every queue: execution timeouts, expired leases, due jobs, TTL expiry and retention
+     * pruning per queue (each in its own short transaction), then old events and orphaned locator rows.
+     */
+    public long maintain() {
+        long handled = 0;
+        for (String name : catalog.names()) {
+            QueueName queue = QueueName.of(name);
+            try {
+                Long count = jdbc.queryForObject("SELECT " + Identifiers.quote(queue.schema()) + ".maintain(?, ?, ?)",
+                        Long.class, settings.maintenanceBatch(), settings.retention().toMillis(),
+                        settings.deadLetterRetention().toMillis());
+                handled += count == null ? 0 : count;
+            }
+            catch (DataAccessException ex) {
+                if (!QueueCatalog.isMissingNamespace(ex)) {
+                    throw ex;
+                }
+            }
+        }
+        handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT id FROM s3p.job_events"
+                + " WHERE occurred_at < now() - make_interval(secs => ? / 1000.0) ORDER BY id LIMIT ?)",
+                settings.eventRetention().toMillis(), settings.maintenanceBatch() * 10);
+        Long orphans = jdbc.queryForObject("SELECT s3p.prune_job_locator(?)", Long.class, settings.maintenanceBatch());
+        return handled + (orphans == null ? 0 : orphans);
+    }
+
+    /** Empties the s3p-level job tables (for the test-only admin reset, after every queue was dropped). */
+    public void deleteAll() {
+        jdbc.execute("TRUNCATE s3p.job_locator, s3p.job_events");
+    }
+
+    private AckOutcome single(String sql, Object... args) {
+        List<AckOutcome> rows = jdbc.query(sql, (rs, row) -> new AckOutcome(job(rs.getString(1)), rs.getBoolean(2)), args);
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    private Job job(String envelope) {
+        return envelope == null ? null : Job.fromEnvelope((ObjectNode) mapper.readTree(envelope));
+    }
+
+    private JsonNode parse(String json, String field) {
+        try {
+            return mapper.readTree(json);
+        }
+        catch (JacksonException ex) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
+        }
+    }
+
+    private static Optional<UUID> parseUuid(String value) {
+        if (value == null || value.length() != 36) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(UUID.fromString(value));
+        }
+        catch (IllegalArgumentException ex) {
+            return Optional.empty();
+        }
+    }
+
+    private static UUID jobUuid(String jobId) {
+        return parseUuid(jobId).orElseThrow(() -> jobNotFound(jobId));
+    }
+
+    private static Pgvs3Exception jobNotFound(String jobId) {
+        return new Pgvs3Exception(ErrorCode.NOT_FOUND, "job " + jobId + " not found", Map.of("job_id", String.valueOf(jobId)));
+    }
+
+    private static Pgvs3Exception duplicate(String jobId) {
+        return new Pgvs3Exception(ErrorCode.DUPLICATE, "a job with id " + jobId + " already exists",
+                Map.of("job_id", jobId));
+    }
+
+    private static Pgvs3Exception notActive(Job job, String workerId, String action) {
+        String reason = job.state() == JobState.ACTIVE
+                ? "is leased to another worker than " + workerId
+                : "is " + job.state().wireValue() + ", not active";
+        return new Pgvs3Exception(ErrorCode.CONFLICT, "job " + job.id() + " cannot be " + action + ": it " + reason,
+                Map.of("job_id", job.id(), "state", job.state().wireValue()));
+    }
+}

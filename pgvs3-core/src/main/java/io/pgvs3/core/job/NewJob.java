@@ -1,0 +1,153 @@
+package io.pgvs3.core.job;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.regex.Pattern;
+
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.error.Pgvs3Exception;
+
+/**
+ * A job to enqueue. JSON-valued parts ({@code argsJson}, {@code metaJson}, {@code optionsJson}, {@code extraJson})
+ * are JSON text: args must be an array, meta an object; {@code optionsJson} is the options object as sent (kept for
+ * tags and metadata), {@code extraJson} an object of unknown top-level envelope fields that are kept verbatim.
+ * Build one with {@link #builder(String)}.
+ */
+public record NewJob(String id, String type, String argsJson, QueueName queue, int priority, String metaJson,
+        Instant scheduledAt, Instant expiresAt, Duration timeout, Duration visibilityTimeout, RetryPolicy retry,
+        String optionsJson, String extraJson) {
+
+    /** OJS job types: dot-separated lowercase segments. */
+    public static final Pattern TYPE_PATTERN = Pattern.compile("^[a-z][a-z0-9_-]*(\\.[a-z][a-z0-9_-]*)*$");
+
+    public static final int MIN_PRIORITY = -100;
+    public static final int MAX_PRIORITY = 100;
+    public static final int MAX_TYPE_LENGTH = 255;
+
+    public static final QueueName DEFAULT_QUEUE = QueueName.of("default");
+
+    public NewJob {
+        if (id != null && !UuidV7.isValid(id)) {
+            throw Pgvs3Exception.invalidRequest("id must be a lowercase UUIDv7, not '" + id + "'", "id");
+        }
+        if (type == null || type.isEmpty()) {
+            throw Pgvs3Exception.invalidRequest("'type' is required", "type");
+        }
+        if (type.length() > MAX_TYPE_LENGTH || !TYPE_PATTERN.matcher(type).matches()) {
+            throw Pgvs3Exception.invalidRequest("type '" + type
+                    + "' is invalid: use dot-separated segments of lowercase letters, digits, '_' and '-', each starting with a letter",
+                    "type");
+        }
+        if (argsJson == null) {
+            throw Pgvs3Exception.invalidRequest("'args' is required and must be an array", "args");
+        }
+        queue = queue == null ? DEFAULT_QUEUE : queue;
+        if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+            throw Pgvs3Exception.invalidRequest("priority must be between " + MIN_PRIORITY + " and " + MAX_PRIORITY
+                    + ", not " + priority, "options.priority");
+        }
+        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+            throw Pgvs3Exception.invalidRequest("timeout must be positive", "options.timeout_ms");
+        }
+        if (visibilityTimeout != null && (visibilityTimeout.isNegative() || visibilityTimeout.isZero())) {
+            throw Pgvs3Exception.invalidRequest("visibility timeout must be positive", "options.visibility_timeout_ms");
+        }
+        retry = retry == null ? RetryPolicy.DEFAULT : retry;
+    }
+
+    public static Builder builder(String type) {
+        return new Builder(type);
+    }
+
+    /** Builds a {@link NewJob}; everything but the type is optional (args default to {@code []}). */
+    public static final class Builder {
+
+        private final String type;
+        private String id;
+        private String argsJson = "[]";
+        private QueueName queue;
+        private int priority;
+        private String metaJson;
+        private Instant scheduledAt;
+        private Instant expiresAt;
+        private Duration timeout;
+        private Duration visibilityTimeout;
+        private RetryPolicy retry;
+        private String optionsJson;
+        private String extraJson;
+
+        private Builder(String type) {
+            this.type = type;
+        }
+
+        public Builder id(String id) {
+            this.id = id;
+            return this;
+        }
+
+        public Builder args(String argsJson) {
+            this.argsJson = argsJson;
+            return this;
+        }
+
+        public Builder queue(String queue) {
+            this.queue = queue == null ? null : QueueName.of(queue);
+            return this;
+        }
+
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        public Builder meta(String metaJson) {
+            this.metaJson = metaJson;
+            return this;
+        }
+
+        public Builder scheduledAt(Instant scheduledAt) {
+            this.scheduledAt = scheduledAt;
+            return this;
+        }
+
+        public Builder delay(Duration delay) {
+            this.scheduledAt = delay == null ? null : Instant.now().plus(delay);
+            return this;
+        }
+
+        public Builder expiresAt(Instant expiresAt) {
+            this.expiresAt = expiresAt;
+            return this;
+        }
+
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
+
+        public Builder visibilityTimeout(Duration visibilityTimeout) {
+            this.visibilityTimeout = visibilityTimeout;
+            return this;
+        }
+
+        public Builder retry(RetryPolicy retry) {
+            this.retry = retry;
+            return this;
+        }
+
+        public Builder options(String optionsJson) {
+            this.optionsJson = optionsJson;
+            return this;
+        }
+
+        public Builder extra(String extraJson) {
+            this.extraJson = extraJson;
+            return this;
+        }
+
+        public NewJob build() {
+            return new NewJob(id, type, argsJson, queue, priority, metaJson, scheduledAt, expiresAt, timeout,
+                    visibilityTimeout, retry, optionsJson, extraJson);
+        }
+    }
+}

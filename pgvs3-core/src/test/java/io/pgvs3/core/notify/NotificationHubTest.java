@@ -1,0 +1,97 @@
+package io.pgvs3.core.notify;
+
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.test.TestPostgres;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class NotificationHubTest {
+
+    static HikariDataSource dataSource;
+    static JdbcTemplate jdbc;
+
+    @BeforeAll
+    static void database() {
+        dataSource = TestPostgres.get().newDatabase().newDataSource(4);
+        jdbc = new JdbcTemplate(dataSource);
+    }
+
+    @AfterAll
+    static void close() {
+        dataSource.close();
+    }
+
+    @Test
+    void channelIsTheQueueSchema() {
+        assertThat(NotificationHub.channelFor(QueueName.of("orders.v2"))).isEqualTo("s3q_orders.v2");
+    }
+
+    @Test
+    void notificationArrivesAndStopsAfterTheRegistrationCloses() throws Exception {
+        try (NotificationHub hub = new NotificationHub(dataSource)) {
+            Semaphore woken = new Semaphore(0);
+            NotificationHub.Registration registration = hub.listen("s3q_orders.v2", woken::release);
+            awaitConnected(hub);
+            woken.drainPermits();
+            jdbc.execute("SELECT pg_notify('s3q_orders.v2', 'stream')");
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+            jdbc.execute("SELECT pg_notify('another', 'stream')");
+            assertThat(woken.tryAcquire(500, TimeUnit.MILLISECONDS)).isFalse();
+
+            registration.close();
+            jdbc.execute("SELECT pg_notify('s3q_orders.v2', 'stream')");
+            assertThat(woken.tryAcquire(500, TimeUnit.MILLISECONDS)).isFalse();
+        }
+    }
+
+    @Test
+    void reconnectsAndListensAgainAfterItsBackendIsTerminated() throws Exception {
+        try (NotificationHub hub = new NotificationHub(dataSource)) {
+            Semaphore woken = new Semaphore(0);
+            hub.listen("s3q_reconnect", woken::release);
+            awaitConnected(hub);
+            Integer listener = listenerPid();
+            assertThat(listener).isNotNull();
+
+            jdbc.execute("SELECT pg_terminate_backend(" + listener + ")");
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            Integer replaced = listener;
+            while (System.nanoTime() < deadline && (replaced == null || replaced.equals(listener) || !hub.isConnected())) {
+                Thread.sleep(50);
+                replaced = listenerPid();
+            }
+            assertThat(replaced).isNotNull().isNotEqualTo(listener);
+            assertThat(hub.isConnected()).isTrue();
+
+            woken.drainPermits();
+            jdbc.execute("SELECT pg_notify('s3q_reconnect', 'stream')");
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private static Integer listenerPid() {
+        return jdbc.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                + "AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid() ORDER BY backend_start DESC LIMIT 1",
+                rs -> rs.next() ? rs.getInt(1) : null);
+    }
+
+    private static void awaitConnected(NotificationHub hub) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!hub.isConnected() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(hub.isConnected()).isTrue();
+        // the LISTEN of a registration made before the connection was up runs when it connects
+        Thread.sleep(NotificationHub.POLL_MILLIS);
+    }
+}

@@ -1,0 +1,114 @@
+package io.pgvs3.spring.autoconfigure;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.notify.NotificationHub;
+import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.annotation.Pgvs3ListenerAnnotationBeanPostProcessor;
+import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.listener.JobContainerSettings;
+import io.pgvs3.spring.listener.JsonStreamMessageConverter;
+import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
+import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
+import io.pgvs3.spring.listener.PollingSettings;
+import io.pgvs3.spring.listener.StreamMessageConverter;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * {@code @StreamListener} and {@code @JobHandler} support: the annotation post-processor, the container factory
+ * and the registry that starts containers once the application is ready and stops them gracefully.
+ */
+@AutoConfiguration(after = { Pgvs3AutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class })
+@ConditionalOnBean(QueueCatalog.class)
+public class Pgvs3ListenerAutoConfiguration {
+
+    /** Bean name of the {@link BackOff} that spaces redeliveries of failed stream messages. */
+    public static final String BACK_OFF_BEAN_NAME = "pgvs3ListenerBackOff";
+
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static Pgvs3ListenerAnnotationBeanPostProcessor pgvs3ListenerAnnotationBeanPostProcessor() {
+        return new Pgvs3ListenerAnnotationBeanPostProcessor();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public Pgvs3ListenerAnnotationBeanPostProcessor.Defaults pgvs3ListenerDefaults(Pgvs3Properties properties) {
+        return new Pgvs3ListenerAnnotationBeanPostProcessor.Defaults(properties.getListener().isAutoStartup(),
+                properties.getListener().getMaxBatchSize());
+    }
+
+    @Bean(BACK_OFF_BEAN_NAME)
+    @ConditionalOnMissingBean(name = BACK_OFF_BEAN_NAME)
+    public BackOff pgvs3ListenerBackOff(Pgvs3Properties properties) {
+        Pgvs3Properties.Listener.Retry retry = properties.getListener().getRetry();
+        ExponentialBackOff backOff = new ExponentialBackOff(retry.getInitialInterval().toMillis(),
+                retry.getMultiplier());
+        backOff.setMaxInterval(retry.getMaxInterval().toMillis());
+        return backOff;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public StreamMessageConverter pgvs3StreamMessageConverter(Pgvs3JsonMapper json) {
+        return new JsonStreamMessageConverter(json.mapper());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public Pgvs3ListenerContainerFactory pgvs3ListenerContainerFactory(Pgvs3Properties properties,
+            ObjectProvider<StreamStore> streams, ObjectProvider<JobStore> jobs,
+            ObjectProvider<NotificationHub> notifications, @Qualifier(BACK_OFF_BEAN_NAME) BackOff backOff,
+            ObjectProvider<PlatformTransactionManager> transactionManager, StreamMessageConverter converter,
+            Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics) {
+        Pgvs3Properties.Listener listener = properties.getListener();
+        Pgvs3Properties.Handler handler = properties.getHandler();
+        PollingSettings streamPolling = new PollingSettings(listener.isListen(), listener.getMinPollInterval(),
+                listener.getMaxPollInterval(), listener.getListenPollInterval());
+        PollingSettings jobPolling = new PollingSettings(listener.isListen(), listener.getMinPollInterval(),
+                handler.getMaxPollInterval(), handler.getMaxPollInterval());
+        JobContainerSettings jobSettings = new JobContainerSettings(handler.getVisibilityTimeout(),
+                handler.getHeartbeatInterval(), handler.getPrefetch());
+        String instanceId = listener.getInstanceId() != null && !listener.getInstanceId().isBlank()
+                ? listener.getInstanceId() : defaultInstanceId();
+        return new Pgvs3ListenerContainerFactory(streams::getIfAvailable, jobs::getIfAvailable,
+                listener.isListen() ? notifications.getIfAvailable() : null, streamPolling, jobPolling, jobSettings,
+                backOff, transactionManager.getIfUnique(), converter, json.mapper(),
+                metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP), instanceId);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public Pgvs3ListenerEndpointRegistry pgvs3ListenerEndpointRegistry(Pgvs3ListenerContainerFactory factory,
+            Pgvs3Properties properties) {
+        return new Pgvs3ListenerEndpointRegistry(factory, properties.getListener().getShutdownTimeout());
+    }
+
+    static String defaultInstanceId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        }
+        catch (UnknownHostException ex) {
+            host = "localhost";
+        }
+        return host + "-" + ManagementFactory.getRuntimeMXBean().getPid();
+    }
+}

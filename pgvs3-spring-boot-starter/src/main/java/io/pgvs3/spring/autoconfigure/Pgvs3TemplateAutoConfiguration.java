@@ -1,0 +1,35 @@
+package io.pgvs3.spring.autoconfigure;
+
+import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.core.JobTemplate;
+import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.core.StreamTemplate;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link StreamTemplate} and {@link JobTemplate} on the stores of the application's {@code DataSource}.
+ */
+@AutoConfiguration(after = Pgvs3AutoConfiguration.class)
+public class Pgvs3TemplateAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(StreamStore.class)
+    public StreamTemplate pgvs3StreamTemplate(StreamStore store, Pgvs3JsonMapper json,
+            ObjectProvider<Pgvs3Metrics> metrics) {
+        return new StreamTemplate(store, json.mapper(), metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(JobStore.class)
+    public JobTemplate pgvs3JobTemplate(JobStore store, Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics) {
+        return new JobTemplate(store, json.mapper(), metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
+    }
+}

@@ -1,0 +1,148 @@
+package io.pgvs3.spring.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Options of one enqueue, built fluently: {@code JobOptions.queue("emails").priority(5).delay(Duration.ofMinutes(1))}.
+ * Unset options take the server's defaults (queue {@code default}, priority 0, immediate, default retry policy).
+ * Instances are immutable; every method returns a copy.
+ */
+public final class JobOptions {
+
+    private static final JobOptions DEFAULTS = new JobOptions(null, null, null, null, null, null, null, null,
+            Map.of());
+
+    private final String queue;
+    private final Integer priority;
+    private final Duration delay;
+    private final Instant scheduledAt;
+    private final String id;
+    private final Integer maxAttempts;
+    private final Retry retry;
+    private final Unique unique;
+    private final Map<String, Object> meta;
+
+    private JobOptions(String queue, Integer priority, Duration delay, Instant scheduledAt, String id,
+            Integer maxAttempts, Retry retry, Unique unique, Map<String, Object> meta) {
+        this.queue = queue;
+        this.priority = priority;
+        this.delay = delay;
+        this.scheduledAt = scheduledAt;
+        this.id = id;
+        this.maxAttempts = maxAttempts;
+        this.retry = retry;
+        this.unique = unique;
+        this.meta = meta;
+    }
+
+    public static JobOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static JobOptions queue(String queue) {
+        return DEFAULTS.onQueue(queue);
+    }
+
+    public JobOptions onQueue(String queue) {
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+    }
+
+    public JobOptions priority(int priority) {
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+    }
+
+    /** Runs the job no earlier than {@code delay} from now. */
+    public JobOptions delay(Duration delay) {
+        return new JobOptions(queue, priority, delay, null, id, maxAttempts, retry, unique, meta);
+    }
+
+    /** Runs the job no earlier than {@code time}. */
+    public JobOptions scheduledAt(Instant time) {
+        return new JobOptions(queue, priority, null, time, id, maxAttempts, retry, unique, meta);
+    }
+
+    /** A client-chosen job id (UUID); generated when unset. */
+    public JobOptions id(String id) {
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+    }
+
+    /** Attempts in total before the job is discarded, keeping the default back-off. */
+    public JobOptions maxAttempts(int maxAttempts) {
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+    }
+
+    /** The full retry policy. */
+    public JobOptions retry(Retry retry) {
+        return new JobOptions(queue, priority, delay, scheduledAt, id, retry.maxAttempts(), retry, unique, meta);
+    }
+
+    /** Enqueues nothing new while an equal job (by the unique keys) exists within the period. */
+    public JobOptions unique(Unique unique) {
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+    }
+
+    public JobOptions meta(String key, Object value) {
+        Map<String, Object> copy = new LinkedHashMap<>(meta);
+        copy.put(key, value);
+        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, Map.copyOf(copy));
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public Integer priority() {
+        return priority;
+    }
+
+    public Duration delay() {
+        return delay;
+    }
+
+    public Instant scheduledAt() {
+        return scheduledAt;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public Integer maxAttempts() {
+        return maxAttempts;
+    }
+
+    public Retry retry() {
+        return retry;
+    }
+
+    public Unique unique() {
+        return unique;
+    }
+
+    public Map<String, Object> meta() {
+        return meta;
+    }
+
+    /**
+     * A retry policy (OJS): attempts in total and an exponential back-off between them.
+     *
+     * @param maxAttempts        attempts in total, the first included
+     * @param initialInterval    wait before the first retry
+     * @param backoffCoefficient factor applied to the wait after each retry
+     * @param maxInterval        longest wait
+     */
+    public record Retry(int maxAttempts, Duration initialInterval, double backoffCoefficient, Duration maxInterval) {
+    }
+
+    /**
+     * Uniqueness (OJS): which job fields make two jobs equal, and for how long.
+     *
+     * @param keys   fields compared: {@code type}, {@code queue}, {@code args}
+     * @param period how long an equal job blocks a new one; null for as long as it is not finished
+     */
+    public record Unique(java.util.List<String> keys, Duration period) {
+    }
+}

@@ -1,0 +1,136 @@
+package io.pgvs3.spring.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.pgvs3.core.job.Job;
+import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.job.NewJob;
+import io.pgvs3.core.job.RetryPolicy;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Enqueues and looks up jobs from application code. Enqueues run on the application's {@code DataSource} and join
+ * the caller's Spring transaction: a job enqueued inside a transaction exists only if that transaction commits.
+ * <p>
+ * A job's {@code args} is a JSON array. {@code args} passed here becomes its single element, unless it is an
+ * {@code Object[]}, whose elements become the array's elements (one per {@code @JobHandler} parameter); null gives
+ * an empty array.
+ */
+public class JobTemplate {
+
+    private final JobStore store;
+    private final JsonMapper mapper;
+    private final Pgvs3Metrics metrics;
+
+    public JobTemplate(JobStore store, JsonMapper mapper, Pgvs3Metrics metrics) {
+        this.store = store;
+        this.mapper = mapper;
+        this.metrics = metrics;
+    }
+
+    public Job enqueue(String type, Object args) {
+        return enqueue(type, args, JobOptions.defaults());
+    }
+
+    public Job enqueue(String type, Object args, JobOptions options) {
+        Job job = store.enqueue(toNew(new JobRequest(type, args, options)));
+        metrics.enqueued(job.queue(), 1);
+        return job;
+    }
+
+    /** Enqueues all jobs atomically. */
+    public List<Job> enqueueAll(List<JobRequest> requests) {
+        List<NewJob> jobs = new ArrayList<>(requests.size());
+        for (JobRequest request : requests) {
+            jobs.add(toNew(request));
+        }
+        List<Job> enqueued = store.enqueueBatch(jobs);
+        enqueued.forEach(job -> metrics.enqueued(job.queue(), 1));
+        return enqueued;
+    }
+
+    public Optional<Job> get(String id) {
+        return store.get(id);
+    }
+
+    /** Cancels a job that has not finished; a finished job answers {@code conflict}. */
+    public Job cancel(String id) {
+        return store.cancel(id);
+    }
+
+    private NewJob toNew(JobRequest request) {
+        JobOptions options = request.options() == null ? JobOptions.defaults() : request.options();
+        NewJob.Builder builder = NewJob.builder(request.type()).args(argsJson(request.args()));
+        if (options.queue() != null) {
+            builder.queue(options.queue());
+        }
+        if (options.priority() != null) {
+            builder.priority(options.priority());
+        }
+        if (options.delay() != null) {
+            builder.delay(options.delay());
+        }
+        if (options.scheduledAt() != null) {
+            builder.scheduledAt(options.scheduledAt());
+        }
+        if (options.id() != null) {
+            builder.id(options.id());
+        }
+        if (options.retry() != null) {
+            JobOptions.Retry retry = options.retry();
+            builder.retry(new RetryPolicy(retry.maxAttempts(), retry.initialInterval(), retry.backoffCoefficient(),
+                    retry.maxInterval(), true, "exponential", List.of(), RetryPolicy.DISCARD));
+        }
+        else if (options.maxAttempts() != null) {
+            builder.retry(RetryPolicy.DEFAULT.withMaxAttempts(options.maxAttempts()));
+        }
+        if (!options.meta().isEmpty()) {
+            builder.meta(json(options.meta()));
+        }
+        if (options.unique() != null) {
+            Map<String, Object> unique = new LinkedHashMap<>();
+            unique.put("keys", options.unique().keys());
+            if (options.unique().period() != null) {
+                unique.put("period", options.unique().period().toString());
+            }
+            builder.options(json(Map.of("unique", unique)));
+        }
+        return builder.build();
+    }
+
+    private String argsJson(Object args) {
+        if (args == null) {
+            return "[]";
+        }
+        return json(args instanceof Object[] array ? Arrays.asList(array) : List.of(args));
+    }
+
+    private String json(Object value) {
+        try {
+            return mapper.writeValueAsString(value);
+        }
+        catch (JacksonException ex) {
+            throw new IllegalArgumentException("Cannot write job arguments as JSON: " + ex.getOriginalMessage(), ex);
+        }
+    }
+
+    /**
+     * One job of a batch enqueue.
+     *
+     * @param type    the job type
+     * @param args    the arguments (see {@link JobTemplate})
+     * @param options the options, or null for the defaults
+     */
+    public record JobRequest(String type, Object args, JobOptions options) {
+
+        public static JobRequest of(String type, Object args) {
+            return new JobRequest(type, args, JobOptions.defaults());
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.pgvs3.spring.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.pgvs3.core.stream.AppendResult;
+import io.pgvs3.core.stream.NewStreamMessage;
+import io.pgvs3.core.stream.StreamStore;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Appends messages to streams from application code. Appends run on the application's {@code DataSource} and join
+ * the caller's Spring transaction: a message appended inside a transaction is visible to consumers only if that
+ * transaction commits (a transactional outbox with no outbox table).
+ */
+public class StreamTemplate {
+
+    private final StreamStore store;
+    private final JsonMapper mapper;
+    private final Pgvs3Metrics metrics;
+
+    public StreamTemplate(StreamStore store, JsonMapper mapper, Pgvs3Metrics metrics) {
+        this.store = store;
+        this.mapper = mapper;
+        this.metrics = metrics;
+    }
+
+    public AppendResult append(String queue, String type, Object payload) {
+        return append(queue, OutgoingMessage.of(type, payload));
+    }
+
+    public AppendResult append(String queue, String type, Object payload, Map<String, String> headers) {
+        return append(queue, OutgoingMessage.of(type, payload).withHeaders(headers));
+    }
+
+    public AppendResult append(String queue, OutgoingMessage message) {
+        AppendResult result = store.append(queue, toNew(message));
+        metrics.appended(queue, 1);
+        return result;
+    }
+
+    /** Appends all messages atomically, in order. */
+    public List<AppendResult> appendAll(String queue, List<OutgoingMessage> messages) {
+        List<NewStreamMessage> batch = new ArrayList<>(messages.size());
+        for (OutgoingMessage message : messages) {
+            batch.add(toNew(message));
+        }
+        List<AppendResult> results = store.append(queue, batch);
+        metrics.appended(queue, results.size());
+        return results;
+    }
+
+    private NewStreamMessage toNew(OutgoingMessage message) {
+        return new NewStreamMessage(message.id(), message.type(), json(message.payload()), message.headers());
+    }
+
+    private String json(Object payload) {
+        try {
+            return mapper.writeValueAsString(payload);
+        }
+        catch (JacksonException ex) {
+            throw new IllegalArgumentException("Cannot write the payload as JSON: " + ex.getOriginalMessage(), ex);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.pgvs3.spring.web.jobs;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.job.Job;
+import io.pgvs3.core.job.JobStore;
+
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code GET /ojs/v1/dead-letter}, {@code POST /ojs/v1/dead-letter/{id}/retry} and
+ * {@code DELETE /ojs/v1/dead-letter/{id}}.
+ */
+@RestController
+public class DeadLetterController {
+
+    static final int MAX_LIMIT = 1000;
+
+    private final JobStore store;
+
+    public DeadLetterController(JobStore store) {
+        this.store = store;
+    }
+
+    @GetMapping("/ojs/v1/dead-letter")
+    public Map<String, Object> list(@RequestParam(required = false) String queue,
+            @RequestParam(defaultValue = "100") int limit, @RequestParam(defaultValue = "0") int offset) {
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
+        }
+        if (offset < 0) {
+            throw Pgvs3Exception.invalidRequest("offset must not be negative", "offset");
+        }
+        List<Job> jobs = store.deadLetter(queue, limit, offset);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("jobs", jobs.stream().map(Job::envelope).toList());
+        body.put("pagination", Map.of("limit", limit, "offset", offset, "has_more", jobs.size() == limit));
+        return body;
+    }
+
+    @PostMapping("/ojs/v1/dead-letter/{id}/retry")
+    public Map<String, Object> retry(@PathVariable String id) {
+        return JobViews.job(store.retryDeadLetter(id));
+    }
+
+    @DeleteMapping("/ojs/v1/dead-letter/{id}")
+    public Map<String, Object> delete(@PathVariable String id) {
+        store.deleteDeadLetter(id);
+        return Map.of("deleted", true, "job_id", id);
+    }
+}

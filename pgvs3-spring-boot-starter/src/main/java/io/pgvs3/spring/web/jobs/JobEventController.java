@@ -1,0 +1,69 @@
+package io.pgvs3.spring.web.jobs;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.job.JobEvent;
+import io.pgvs3.core.job.JobStore;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code GET /ojs/v1/events?types=a,b&queues=q&after=<id>&limit=n}: job lifecycle events, oldest first, as
+ * CloudEvents-shaped objects. Pass the last event's id as {@code after} to read on.
+ */
+@RestController
+public class JobEventController {
+
+    static final int MAX_LIMIT = 1000;
+
+    private final JobStore store;
+    private final JsonMapper mapper;
+
+    public JobEventController(JobStore store, JsonMapper mapper) {
+        this.store = store;
+        this.mapper = mapper;
+    }
+
+    @GetMapping("/ojs/v1/events")
+    public Map<String, Object> list(@RequestParam(required = false) String types,
+            @RequestParam(required = false) String queues, @RequestParam(defaultValue = "0") long after,
+            @RequestParam(defaultValue = "100") int limit) {
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
+        }
+        List<JobEvent> events = store.events(split(types), split(queues), after, limit);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("events", events.stream().map(this::view).toList());
+        body.put("next_after", events.isEmpty() ? after : events.get(events.size() - 1).id());
+        return body;
+    }
+
+    private Map<String, Object> view(JobEvent event) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("specversion", "1.0");
+        view.put("id", String.valueOf(event.id()));
+        view.put("type", event.type());
+        view.put("source", "/ojs/queues/" + event.queue());
+        view.put("time", event.occurredAt().toString());
+        view.put("subject", event.jobId());
+        view.put("datacontenttype", "application/json");
+        view.put("data", mapper.readTree(event.dataJson()));
+        return view;
+    }
+
+    private static Set<String> split(String csv) {
+        if (csv == null || csv.isBlank()) {
+            return Set.of();
+        }
+        return Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toSet());
+    }
+}

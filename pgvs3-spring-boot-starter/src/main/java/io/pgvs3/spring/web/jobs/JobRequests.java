@@ -1,0 +1,255 @@
+package io.pgvs3.spring.web.jobs;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.pgvs3.core.error.ErrorCode;
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.job.NewJob;
+import io.pgvs3.core.job.RetryPolicy;
+import io.pgvs3.spring.web.JsonFields;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Turns an OJS job envelope (the body of {@code POST /ojs/v1/jobs}) into a {@link NewJob}, validating every field.
+ * Top-level fields the binding does not define are kept verbatim; system-managed fields a client sends are ignored.
+ */
+public final class JobRequests {
+
+    /** Top-level fields read from the request. */
+    private static final Set<String> CONSUMED = Set.of("id", "type", "args", "meta", "options", "specversion",
+            "queue", "priority", "timeout_ms", "scheduled_at", "delay_until", "expires_at", "retry", "tags");
+
+    /** Fields the server manages; a value sent by the client is dropped. */
+    private static final Set<String> SYSTEM = Set.of("state", "attempt", "max_attempts", "created_at", "enqueued_at",
+            "started_at", "completed_at", "cancelled_at", "discarded_at", "next_attempt_at", "retry_delay_ms",
+            "result", "error", "errors", "worker_id", "lease_expires_at", "dead_letter", "visibility_timeout_ms");
+
+    private JobRequests() {
+    }
+
+    public static NewJob parse(JsonNode body) {
+        body(body);
+        JsonNode typeNode = body.get("type");
+        if (typeNode == null || typeNode.isNull()) {
+            throw Pgvs3Exception.invalidRequest("'type' is required", "type");
+        }
+        String type = JsonFields.requiredString(body, "type");
+        JsonNode args = body.get("args");
+        if (args == null || !args.isArray()) {
+            throw Pgvs3Exception.invalidRequest("'args' is required and must be an array, not "
+                    + JsonFields.kind(args), "args");
+        }
+        JsonNode meta = body.get("meta");
+        if (meta != null && !meta.isNull() && !meta.isObject()) {
+            throw Pgvs3Exception.invalidRequest("'meta' must be an object", "meta");
+        }
+        JsonNode options = body.get("options");
+        if (options == null || options.isNull()) {
+            options = JsonNodeFactory.instance.objectNode();
+        }
+        else if (!options.isObject()) {
+            throw Pgvs3Exception.invalidRequest("'options' must be an object", "options");
+        }
+        ObjectNode extra = JsonNodeFactory.instance.objectNode();
+        for (Map.Entry<String, JsonNode> field : body.properties()) {
+            if (!CONSUMED.contains(field.getKey()) && !SYSTEM.contains(field.getKey())) {
+                extra.set(field.getKey(), field.getValue());
+            }
+        }
+        NewJob.Builder job = NewJob.builder(type)
+                .id(idOf(body))
+                .args(args.toString())
+                .meta(meta == null || meta.isNull() ? null : meta.toString())
+                .options(options.isEmpty() ? null : options.toString())
+                .extra(extra.isEmpty() ? null : extra.toString());
+        String queue = firstString(options, body, "queue");
+        if (queue != null) {
+            job.queue(queue);
+        }
+        Long priority = firstLong(options, body, "priority");
+        if (priority != null) {
+            if (priority < Integer.MIN_VALUE || priority > Integer.MAX_VALUE) {
+                throw Pgvs3Exception.invalidRequest("priority must be between " + NewJob.MIN_PRIORITY + " and "
+                        + NewJob.MAX_PRIORITY, "options.priority");
+            }
+            job.priority(priority.intValue());
+        }
+        Long timeoutMs = firstLong(options, body, "timeout_ms");
+        if (timeoutMs != null) {
+            job.timeout(Duration.ofMillis(timeoutMs));
+        }
+        Long visibilityMs = JsonFields.optionalLong(options, "visibility_timeout_ms");
+        if (visibilityMs != null) {
+            job.visibilityTimeout(Duration.ofMillis(visibilityMs));
+        }
+        String scheduled = firstString(options, body, "scheduled_at");
+        if (scheduled == null) {
+            scheduled = firstString(options, body, "delay_until");
+        }
+        if (scheduled != null) {
+            job.scheduledAt(instant(scheduled, "options.scheduled_at"));
+        }
+        Long delayMs = JsonFields.optionalLong(options, "delay_ms");
+        if (delayMs != null && scheduled == null) {
+            job.delay(Duration.ofMillis(delayMs));
+        }
+        String expires = firstString(options, body, "expires_at");
+        if (expires != null) {
+            job.expiresAt(instant(expires, "options.expires_at"));
+        }
+        JsonNode retry = options.has("retry") ? options.get("retry") : body.get("retry");
+        if (retry != null && !retry.isNull()) {
+            job.retry(retryPolicy(retry));
+        }
+        return job.build();
+    }
+
+    private static String idOf(JsonNode body) {
+        JsonNode id = body.get("id");
+        if (id == null || id.isNull()) {
+            return null;
+        }
+        if (!id.isString()) {
+            throw Pgvs3Exception.invalidRequest("'id' must be a string", "id");
+        }
+        return id.stringValue();
+    }
+
+    /** The request body as an object: a missing body is 400 {@code invalid_payload}, any other kind 400. */
+    public static JsonNode body(JsonNode body) {
+        if (body == null || body.isMissingNode()) {
+            throw new Pgvs3Exception(ErrorCode.INVALID_PAYLOAD, "request body is missing");
+        }
+        return JsonFields.object(body);
+    }
+
+    /** A retry policy from its OJS form; ISO-8601 intervals or their {@code *_ms} aliases. */
+    public static RetryPolicy retryPolicy(JsonNode retry) {
+        if (!retry.isObject()) {
+            throw validation("'options.retry' must be an object", "options.retry");
+        }
+        RetryPolicy defaults = RetryPolicy.DEFAULT;
+        Integer maxAttempts = integer(retry, "max_attempts");
+        Duration initial = interval(retry, "initial_interval");
+        Duration max = interval(retry, "max_interval");
+        JsonNode coefficient = retry.get("backoff_coefficient");
+        if (coefficient != null && !coefficient.isNull() && !coefficient.isNumber()) {
+            throw validation("backoff_coefficient must be a number", "options.retry.backoff_coefficient");
+        }
+        JsonNode jitter = retry.get("jitter");
+        if (jitter != null && !jitter.isNull() && !jitter.isBoolean()) {
+            throw validation("jitter must be a boolean", "options.retry.jitter");
+        }
+        String strategy = text(retry, "backoff_strategy");
+        if (strategy == null) {
+            strategy = text(retry, "backoff");
+        }
+        List<String> nonRetryable = new ArrayList<>();
+        JsonNode patterns = retry.get("non_retryable_errors");
+        if (patterns != null && !patterns.isNull()) {
+            if (!patterns.isArray()) {
+                throw validation("non_retryable_errors must be an array of strings", "options.retry.non_retryable_errors");
+            }
+            for (JsonNode pattern : patterns) {
+                if (!pattern.isString()) {
+                    throw validation("non_retryable_errors must be an array of strings",
+                            "options.retry.non_retryable_errors");
+                }
+                nonRetryable.add(pattern.stringValue());
+            }
+        }
+        String onExhaustion = text(retry, "on_exhaustion");
+        Duration initialInterval = initial != null ? initial : defaults.initialInterval();
+        Duration maxInterval = max != null ? max : defaults.maxInterval();
+        if (max == null && maxInterval.compareTo(initialInterval) < 0) {
+            maxInterval = initialInterval;
+        }
+        return new RetryPolicy(maxAttempts != null ? maxAttempts : defaults.maxAttempts(), initialInterval,
+                coefficient != null && !coefficient.isNull() ? coefficient.doubleValue() : defaults.backoffCoefficient(),
+                maxInterval, jitter != null && !jitter.isNull() ? jitter.booleanValue() : defaults.jitter(),
+                strategy != null ? strategy : defaults.backoffStrategy(), nonRetryable,
+                onExhaustion != null ? onExhaustion : defaults.onExhaustion());
+    }
+
+    /** An ISO-8601 instant, or a duration from now written {@code +PT5S}. */
+    public static Instant instant(String value, String field) {
+        try {
+            if (value.startsWith("+")) {
+                return Instant.now().plus(Duration.parse(value.substring(1)));
+            }
+            return java.time.OffsetDateTime.parse(value).toInstant();
+        }
+        catch (DateTimeParseException ex) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' must be an RFC 3339 timestamp or +<ISO-8601 duration>, not '"
+                    + value + "'", field);
+        }
+    }
+
+    private static Duration interval(JsonNode retry, String field) {
+        JsonNode iso = retry.get(field);
+        if (iso != null && !iso.isNull()) {
+            if (!iso.isString()) {
+                throw validation(field + " must be an ISO-8601 duration such as PT1S", "options.retry." + field);
+            }
+            try {
+                return Duration.parse(iso.stringValue());
+            }
+            catch (DateTimeParseException ex) {
+                throw validation(field + " must be an ISO-8601 duration such as PT1S, not '" + iso.stringValue() + "'",
+                        "options.retry." + field);
+            }
+        }
+        JsonNode ms = retry.get(field + "_ms");
+        if (ms != null && !ms.isNull()) {
+            if (!ms.isIntegralNumber() || ms.longValue() < 0) {
+                throw validation(field + "_ms must be a non-negative integer", "options.retry." + field + "_ms");
+            }
+            return Duration.ofMillis(ms.longValue());
+        }
+        return null;
+    }
+
+    private static Integer integer(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+            throw validation(field + " must be an integer", "options.retry." + field);
+        }
+        return value.intValue();
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isString()) {
+            throw validation(field + " must be a string", "options.retry." + field);
+        }
+        return value.stringValue();
+    }
+
+    private static String firstString(JsonNode options, JsonNode body, String field) {
+        String value = JsonFields.optionalString(options, field);
+        return value != null ? value : JsonFields.optionalString(body, field);
+    }
+
+    private static Long firstLong(JsonNode options, JsonNode body, String field) {
+        Long value = JsonFields.optionalLong(options, field);
+        return value != null ? value : JsonFields.optionalLong(body, field);
+    }
+
+    private static Pgvs3Exception validation(String message, String field) {
+        return new Pgvs3Exception(ErrorCode.VALIDATION_ERROR, "invalid retry policy: " + message, Map.of("field", field));
+    }
+}

@@ -1,0 +1,119 @@
+package io.pgvs3.spring.autoconfigure;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.test.TestPostgres;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@SuppressWarnings("unchecked")
+class Pgvs3HealthIndicatorTests {
+
+    private static HikariDataSource dataSource;
+
+    @BeforeAll
+    static void database() {
+        dataSource = TestPostgres.get().newDatabase().newDataSource(4);
+    }
+
+    @AfterAll
+    static void close() {
+        dataSource.close();
+    }
+
+    @Test
+    void upWithTheDatabaseVersion() {
+        Health health = new Pgvs3HealthIndicator(dataSource, null, null, new Pgvs3Properties.Health()).health();
+        assertThat(health.getStatus()).isEqualTo(Status.UP);
+        assertThat((Map<String, Object>) health.getDetails().get("database")).containsKey("version");
+        assertThat((Map<String, Object>) health.getDetails().get("maintenance")).containsEntry("enabled", false);
+    }
+
+    @Test
+    void downWithinTheTimeoutWhenTheDatabaseDoesNotAnswer() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl("jdbc:postgresql://10.255.255.1:5432/none");
+        config.setConnectionTimeout(30_000);
+        config.setInitializationFailTimeout(-1);
+        try (HikariDataSource unreachable = new HikariDataSource(config)) {
+            Pgvs3Properties.Health settings = new Pgvs3Properties.Health();
+            settings.setTimeout(Duration.ofMillis(500));
+            Pgvs3HealthIndicator indicator = new Pgvs3HealthIndicator(unreachable, null, null, settings);
+            long start = System.nanoTime();
+            Health health = indicator.health();
+            Health again = indicator.health();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(again.getStatus()).isEqualTo(Status.DOWN);
+        }
+    }
+
+    @Test
+    void reportsTheOldestTransactionHoldingTheXminHorizon() throws Exception {
+        try (Connection holder = dataSource.getConnection(); Statement statement = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            statement.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+            statement.execute("SELECT count(*) FROM pg_class");
+            int pid;
+            try (var rs = statement.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                pid = rs.getInt(1);
+            }
+            Thread.sleep(1100);
+            Pgvs3Properties.Health settings = new Pgvs3Properties.Health();
+            settings.setXminHorizonAge(Duration.ofMillis(500));
+            Health health = new Pgvs3HealthIndicator(dataSource, null, null, settings).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            Map<String, Object> xmin = (Map<String, Object>) health.getDetails().get("xminHorizon");
+            assertThat(xmin).containsEntry("kind", "backend").containsEntry("pid", Integer.toString(pid))
+                    .containsKeys("since", "queryStart", "xminAge");
+            List<String> warnings = (List<String>) health.getDetails().get("warnings");
+            assertThat(warnings).singleElement().asString().contains("backend " + pid);
+            holder.rollback();
+        }
+    }
+
+    @Test
+    void downWhenMaintenanceHasNotCompletedForTooLong() {
+        MaintenanceScheduler neverRun = new MaintenanceScheduler(
+                new io.pgvs3.core.maintenance.MaintenancePass(dataSource, List.of()), Duration.ofSeconds(1));
+        Pgvs3Properties.Health settings = new Pgvs3Properties.Health();
+        settings.setMaintenanceStaleAfter(Duration.ZERO);
+        Health health = new Pgvs3HealthIndicator(dataSource, neverRun, null, settings).health();
+        assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+        assertThat((Map<String, Object>) health.getDetails().get("maintenance")).containsKey("problem");
+    }
+
+    @Test
+    void upWhileMaintenanceRuns() throws Exception {
+        MaintenanceScheduler scheduler = new MaintenanceScheduler(
+                new io.pgvs3.core.maintenance.MaintenancePass(dataSource, List.of()), Duration.ofMillis(20));
+        scheduler.start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (scheduler.lastCompletedAt() == null && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            Pgvs3Properties.Health settings = new Pgvs3Properties.Health();
+            settings.setMaintenanceStaleAfter(Duration.ofSeconds(2));
+            Health health = new Pgvs3HealthIndicator(dataSource, scheduler, null, settings).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat((Map<String, Object>) health.getDetails().get("maintenance")).doesNotContainKey("problem");
+        }
+        finally {
+            scheduler.stop();
+        }
+    }
+}

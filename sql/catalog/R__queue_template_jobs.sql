@@ -1,0 +1,489 @@
+-- The jobs part of every queue namespace: one mutable row per job, partial indexes per state, and the functions
+-- of the job lifecycle. Every function works on this queue's table only; the s3p.* entry points find the queue.
+INSERT INTO s3p.queue_templates (part, position, body) VALUES ('jobs', 10, $template$
+
+CREATE TABLE IF NOT EXISTS @schema@.jobs (
+    id                    uuid PRIMARY KEY,
+    seq                   bigserial NOT NULL,
+    type                  text NOT NULL,
+    state                 text NOT NULL CHECK (state IN ('scheduled', 'available', 'pending', 'active', 'completed',
+                                                         'retryable', 'cancelled', 'discarded')),
+    args                  jsonb NOT NULL,
+    meta                  jsonb,
+    options               jsonb,
+    extra                 jsonb,
+    priority              integer NOT NULL DEFAULT 0,
+    attempt               integer NOT NULL DEFAULT 0,
+    max_attempts          integer NOT NULL,
+    retry                 jsonb NOT NULL,
+    timeout_ms            bigint,
+    visibility_timeout_ms bigint,
+    scheduled_at          timestamptz,
+    expires_at            timestamptz,
+    worker_id             text,
+    lease_until           timestamptz,
+    deadline_at           timestamptz,
+    created_at            timestamptz NOT NULL DEFAULT now(),
+    enqueued_at           timestamptz NOT NULL DEFAULT now(),
+    started_at            timestamptz,
+    completed_at          timestamptz,
+    cancelled_at          timestamptz,
+    discarded_at          timestamptz,
+    finished_at           timestamptz,
+    result                jsonb,
+    error                 jsonb,
+    errors                jsonb NOT NULL DEFAULT '[]',
+    retry_delay_ms        bigint,
+    dead_letter           boolean NOT NULL DEFAULT false
+);
+
+-- The claim order (priority, then FIFO), due scheduled and retryable jobs, leases and deadlines of active jobs,
+-- and terminal jobs for retention: each index holds only the rows in its state.
+CREATE INDEX IF NOT EXISTS jobs_available ON @schema@.jobs (priority DESC, seq) WHERE state = 'available';
+CREATE INDEX IF NOT EXISTS jobs_due ON @schema@.jobs (scheduled_at) WHERE state IN ('scheduled', 'retryable');
+CREATE INDEX IF NOT EXISTS jobs_lease ON @schema@.jobs (lease_until) WHERE state = 'active';
+CREATE INDEX IF NOT EXISTS jobs_deadline ON @schema@.jobs (deadline_at) WHERE state = 'active' AND deadline_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS jobs_finished ON @schema@.jobs (finished_at)
+    WHERE state IN ('completed', 'cancelled', 'discarded') AND NOT dead_letter;
+CREATE INDEX IF NOT EXISTS jobs_dead_letter ON @schema@.jobs (finished_at) WHERE dead_letter;
+
+-- The OJS envelope of a job: unknown top-level fields the client sent, overlaid by every system field.
+CREATE OR REPLACE FUNCTION @schema@.envelope(j @schema@.jobs) RETURNS jsonb
+LANGUAGE sql STABLE AS $fn$
+    SELECT coalesce(j.extra, '{}'::jsonb)
+        || jsonb_strip_nulls(jsonb_build_object(
+            'specversion', '1.0',
+            'id', j.id,
+            'type', j.type,
+            'queue', @queue@,
+            'state', j.state,
+            'priority', j.priority,
+            'attempt', j.attempt,
+            'max_attempts', j.max_attempts,
+            'timeout_ms', j.timeout_ms,
+            'visibility_timeout_ms', j.visibility_timeout_ms,
+            'created_at', s3p.ts(j.created_at),
+            'enqueued_at', s3p.ts(j.enqueued_at),
+            'scheduled_at', s3p.ts(j.scheduled_at),
+            'expires_at', s3p.ts(j.expires_at),
+            'started_at', s3p.ts(j.started_at),
+            'completed_at', s3p.ts(j.completed_at),
+            'cancelled_at', s3p.ts(j.cancelled_at),
+            'discarded_at', s3p.ts(j.discarded_at),
+            'next_attempt_at', CASE WHEN j.state = 'retryable' THEN s3p.ts(j.scheduled_at) END,
+            'retry_delay_ms', j.retry_delay_ms,
+            'worker_id', CASE WHEN j.state = 'active' THEN j.worker_id END,
+            'lease_expires_at', CASE WHEN j.state = 'active' THEN s3p.ts(j.lease_until) END,
+            'dead_letter', CASE WHEN j.dead_letter THEN true END,
+            'retry', j.retry))
+        || jsonb_build_object('args', j.args, 'errors', j.errors)
+        || CASE WHEN j.meta IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('meta', j.meta) END
+        || CASE WHEN j.options IS NULL OR NOT j.options ? 'tags' THEN '{}'::jsonb
+                ELSE jsonb_build_object('tags', j.options -> 'tags') END
+        || CASE WHEN j.result IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('result', j.result) END
+        || CASE WHEN j.error IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('error', j.error) END
+$fn$;
+
+CREATE OR REPLACE FUNCTION @schema@.emit(p_type text, j @schema@.jobs, p_data jsonb) RETURNS void
+LANGUAGE sql AS $fn$
+    INSERT INTO s3p.job_events (type, queue, job_id, data)
+    VALUES (p_type, @queue@, j.id, jsonb_build_object('job_id', j.id, 'job_type', j.type, 'queue', @queue@,
+                                                      'state', j.state, 'attempt', j.attempt) || p_data)
+$fn$;
+
+-- Inserts jobs given as a JSON array of normalised specs (see JobStore). A job whose id already exists anywhere is
+-- skipped: its position is missing from the result. Wakes listeners of the queue's channel after commit.
+CREATE OR REPLACE FUNCTION @schema@.enqueue(p_jobs jsonb) RETURNS TABLE (ord integer, job jsonb)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_available boolean;
+BEGIN
+    RETURN QUERY
+    WITH spec AS (
+        SELECT s.*
+        FROM jsonb_to_recordset(p_jobs) AS s(ord integer, id uuid, type text, args jsonb, meta jsonb, options jsonb,
+             extra jsonb, priority integer, max_attempts integer, retry jsonb, timeout_ms bigint,
+             visibility_timeout_ms bigint, scheduled_at timestamptz, expires_at timestamptz)
+    ), located AS (
+        INSERT INTO s3p.job_locator (id, queue)
+        SELECT spec.id, @queue@ FROM spec ORDER BY spec.ord
+        ON CONFLICT DO NOTHING
+        RETURNING id
+    ), inserted AS (
+        INSERT INTO @schema@.jobs AS j (id, type, state, args, meta, options, extra, priority, max_attempts, retry,
+                                        timeout_ms, visibility_timeout_ms, scheduled_at, expires_at)
+        SELECT s.id, s.type, CASE WHEN s.scheduled_at > now() THEN 'scheduled' ELSE 'available' END, s.args, s.meta,
+               s.options, s.extra, s.priority, s.max_attempts, s.retry, s.timeout_ms, s.visibility_timeout_ms,
+               CASE WHEN s.scheduled_at > now() THEN s.scheduled_at END, s.expires_at
+        FROM spec s JOIN located l ON l.id = s.id
+        ORDER BY s.ord
+        RETURNING @schema@.envelope(j) AS job, j.id, j.type, j.state
+    ), events AS (
+        INSERT INTO s3p.job_events (type, queue, job_id, data)
+        SELECT 'job.enqueued', @queue@, i.id, jsonb_build_object('job_id', i.id, 'job_type', i.type, 'queue', @queue@,
+                                                                  'state', i.state, 'attempt', 0)
+        FROM inserted i
+    )
+    SELECT s.ord, i.job FROM inserted i JOIN spec s ON s.id = i.id ORDER BY s.ord;
+    SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(p_jobs) e
+                   WHERE (e ->> 'scheduled_at') IS NULL OR (e ->> 'scheduled_at')::timestamptz <= now())
+    INTO v_available;
+    IF v_available THEN
+        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+    END IF;
+END
+$fn$;
+
+-- Makes due scheduled and retryable jobs available (discarding those past expires_at); returns how many.
+CREATE OR REPLACE FUNCTION @schema@.promote(p_limit integer) RETURNS bigint
+LANGUAGE sql AS $fn$
+    WITH due AS (
+        SELECT id FROM @schema@.jobs
+        WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()
+        ORDER BY scheduled_at
+        LIMIT p_limit
+        FOR UPDATE SKIP LOCKED
+    ), promoted AS (
+        UPDATE @schema@.jobs j
+        SET state = CASE WHEN j.expires_at <= now() THEN 'discarded' ELSE 'available' END,
+            discarded_at = CASE WHEN j.expires_at <= now() THEN now() END,
+            finished_at = CASE WHEN j.expires_at <= now() THEN now() END
+        FROM due WHERE j.id = due.id
+        RETURNING 1
+    )
+    SELECT count(*) FROM promoted
+$fn$;
+
+-- Claims up to p_count available jobs in priority then FIFO order, after promoting due ones. The lease is the
+-- fetch's visibility timeout, else the job's own, else the server default.
+CREATE OR REPLACE FUNCTION @schema@.claim(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint)
+RETURNS SETOF jsonb
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF EXISTS (SELECT 1 FROM @schema@.jobs WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()) THEN
+        PERFORM @schema@.promote(1000);
+    END IF;
+    RETURN QUERY
+    WITH candidates AS (
+        SELECT id FROM @schema@.jobs
+        WHERE state = 'available' AND (expires_at IS NULL OR expires_at > now())
+        ORDER BY priority DESC, seq
+        LIMIT p_count
+        FOR UPDATE SKIP LOCKED
+    ), claimed AS (
+        UPDATE @schema@.jobs j
+        SET state = 'active',
+            attempt = j.attempt + 1,
+            worker_id = p_worker,
+            started_at = now(),
+            lease_until = now() + make_interval(secs => coalesce(p_vt_ms, j.visibility_timeout_ms, p_default_vt_ms) / 1000.0),
+            deadline_at = CASE WHEN j.timeout_ms IS NULL THEN NULL
+                               ELSE now() + make_interval(secs => j.timeout_ms / 1000.0) END
+        FROM candidates c WHERE j.id = c.id
+        RETURNING @schema@.envelope(j) AS job, j.id, j.type, j.state, j.attempt, j.priority, j.seq
+    ), events AS (
+        INSERT INTO s3p.job_events (type, queue, job_id, data)
+        SELECT 'job.started', @queue@, c.id, jsonb_build_object('job_id', c.id, 'job_type', c.type, 'queue', @queue@,
+                                                                 'state', c.state, 'attempt', c.attempt,
+                                                                 'worker_id', p_worker)
+        FROM claimed c
+    )
+    SELECT c.job FROM claimed c ORDER BY c.priority DESC, c.seq;
+END
+$fn$;
+
+-- Completes jobs that are active under the given worker (a null worker, on either side, matches any lease).
+-- Returns a row per input position naming a job of this queue: ok, or the job as it is when it was not active.
+CREATE OR REPLACE FUNCTION @schema@.ack(p_ids uuid[], p_results jsonb[], p_workers text[])
+RETURNS TABLE (ord integer, job jsonb, ok boolean)
+LANGUAGE sql AS $fn$
+    WITH input AS (
+        SELECT t.id, t.result, t.worker, t.n::integer AS n
+        FROM unnest(p_ids, p_results, p_workers) WITH ORDINALITY AS t(id, result, worker, n)
+    ), completed AS (
+        UPDATE @schema@.jobs j
+        SET state = 'completed', result = i.result, error = NULL, completed_at = now(), finished_at = now(),
+            lease_until = NULL, deadline_at = NULL
+        FROM input i
+        WHERE j.id = i.id AND j.state = 'active'
+          AND (i.worker IS NULL OR j.worker_id IS NULL OR j.worker_id = i.worker)
+        RETURNING i.n, @schema@.envelope(j) AS job, j.id, j.type, j.attempt, j.worker_id,
+                  floor(extract(epoch FROM j.completed_at - j.started_at) * 1000)::bigint AS duration_ms
+    ), events AS (
+        INSERT INTO s3p.job_events (type, queue, job_id, data)
+        SELECT 'job.completed', @queue@, c.id,
+               jsonb_build_object('job_id', c.id, 'job_type', c.type, 'queue', @queue@, 'state', 'completed',
+                                  'attempt', c.attempt, 'worker_id', c.worker_id, 'duration_ms', c.duration_ms)
+        FROM completed c
+    )
+    SELECT c.n, c.job, true FROM completed c
+    UNION ALL
+    SELECT i.n, @schema@.envelope(j), false
+    FROM input i JOIN @schema@.jobs j ON j.id = i.id
+    WHERE NOT EXISTS (SELECT 1 FROM completed c WHERE c.n = i.n)
+$fn$;
+
+-- Whether an error is final under a retry policy: the error says it is not retryable, or its code, type or
+-- details.error_class matches non_retryable_errors (exactly, or by prefix for an entry ending in '*').
+CREATE OR REPLACE FUNCTION @schema@.non_retryable(p_retry jsonb, p_error jsonb) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $fn$
+    SELECT coalesce(p_error ->> 'retryable', '') = 'false'
+        OR EXISTS (
+            SELECT 1
+            FROM jsonb_array_elements_text(coalesce(p_retry -> 'non_retryable_errors', '[]'::jsonb)) AS p(pattern),
+                 unnest(ARRAY[p_error ->> 'code', p_error ->> 'type', p_error -> 'details' ->> 'error_class']) AS n(name)
+            WHERE n.name IS NOT NULL
+              AND CASE WHEN right(p.pattern, 1) = '*' THEN starts_with(n.name, rtrim(p.pattern, '*'))
+                       ELSE n.name = p.pattern END)
+$fn$;
+
+-- The delay before retry number p_attempt (the attempt that just failed) under a retry policy, in ms.
+CREATE OR REPLACE FUNCTION @schema@.backoff_ms(p_retry jsonb, p_attempt integer) RETURNS bigint
+LANGUAGE plpgsql VOLATILE AS $fn$
+DECLARE
+    v_initial double precision := coalesce((p_retry ->> 'initial_interval_ms')::double precision, 1000);
+    v_coef    double precision := coalesce((p_retry ->> 'backoff_coefficient')::double precision, 2);
+    v_max     double precision := coalesce((p_retry ->> 'max_interval_ms')::double precision, 300000);
+    v_delay   double precision;
+BEGIN
+    v_delay := CASE coalesce(p_retry ->> 'backoff_strategy', 'exponential')
+        WHEN 'constant' THEN v_initial
+        WHEN 'linear' THEN v_initial * p_attempt
+        WHEN 'polynomial' THEN v_initial * power(p_attempt, v_coef)
+        ELSE v_initial * power(v_coef, greatest(p_attempt - 1, 0))
+    END;
+    v_delay := least(v_delay, v_max);
+    IF coalesce((p_retry ->> 'jitter')::boolean, false) THEN
+        v_delay := least(v_delay * (0.5 + random()), v_max);
+    END IF;
+    RETURN round(v_delay)::bigint;
+END
+$fn$;
+
+-- Records a failure of an active, locked job and moves it on: back to available when requeued, retryable with a
+-- back-off while attempts remain and the error is retryable, else discarded (dead-lettered if the policy says so).
+CREATE OR REPLACE FUNCTION @schema@.fail(p_id uuid, p_error jsonb, p_requeue boolean) RETURNS @schema@.jobs
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    j       @schema@.jobs;
+    v_error jsonb;
+    v_delay bigint;
+BEGIN
+    SELECT * INTO j FROM @schema@.jobs WHERE id = p_id;
+    v_error := jsonb_strip_nulls(jsonb_build_object(
+        'code', coalesce(p_error ->> 'code', 'handler_error'),
+        'type', coalesce(p_error ->> 'type', p_error -> 'details' ->> 'error_class', p_error ->> 'code', 'handler_error'),
+        'message', coalesce(p_error ->> 'message', ''),
+        'retryable', p_error -> 'retryable',
+        'attempt', j.attempt,
+        'occurred_at', s3p.ts(now())))
+        || CASE WHEN p_error ? 'details' THEN jsonb_build_object('details', p_error -> 'details') ELSE '{}'::jsonb END;
+    IF p_requeue THEN
+        UPDATE @schema@.jobs
+        SET state = 'available', error = v_error, errors = errors || v_error, worker_id = NULL, lease_until = NULL,
+            deadline_at = NULL
+        WHERE id = p_id RETURNING * INTO j;
+        PERFORM @schema@.emit('job.requeued', j, jsonb_build_object('error', v_error));
+    ELSIF j.attempt >= j.max_attempts OR @schema@.non_retryable(j.retry, p_error) THEN
+        UPDATE @schema@.jobs
+        SET state = 'discarded', error = v_error, errors = errors || v_error, lease_until = NULL, deadline_at = NULL,
+            dead_letter = coalesce(retry ->> 'on_exhaustion', 'discard') = 'dead_letter',
+            discarded_at = now(), completed_at = now(), finished_at = now(), retry_delay_ms = NULL
+        WHERE id = p_id RETURNING * INTO j;
+        PERFORM @schema@.emit('job.failed', j, jsonb_build_object('error', v_error, 'will_retry', false));
+        PERFORM @schema@.emit('job.discarded', j, jsonb_build_object('dead_letter', j.dead_letter));
+    ELSE
+        v_delay := @schema@.backoff_ms(j.retry, j.attempt);
+        UPDATE @schema@.jobs
+        SET state = 'retryable', error = v_error, errors = errors || v_error, lease_until = NULL, deadline_at = NULL,
+            scheduled_at = now() + make_interval(secs => v_delay / 1000.0), retry_delay_ms = v_delay
+        WHERE id = p_id RETURNING * INTO j;
+        PERFORM @schema@.emit('job.failed', j, jsonb_build_object('error', v_error, 'will_retry', true));
+        PERFORM @schema@.emit('job.retrying', j, jsonb_build_object('retry_delay_ms', v_delay,
+                                                                     'next_attempt_at', s3p.ts(j.scheduled_at)));
+    END IF;
+    RETURN j;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION @schema@.nack(p_id uuid, p_worker text, p_error jsonb, p_requeue boolean)
+RETURNS TABLE (job jsonb, ok boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    j @schema@.jobs;
+BEGIN
+    SELECT * INTO j FROM @schema@.jobs WHERE id = p_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF j.state <> 'active' OR (p_worker IS NOT NULL AND j.worker_id IS NOT NULL AND j.worker_id <> p_worker) THEN
+        RETURN QUERY SELECT @schema@.envelope(j), false;
+        RETURN;
+    END IF;
+    j := @schema@.fail(p_id, p_error, p_requeue);
+    RETURN QUERY SELECT @schema@.envelope(j), true;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION @schema@.cancel(p_id uuid) RETURNS TABLE (job jsonb, ok boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    j @schema@.jobs;
+BEGIN
+    UPDATE @schema@.jobs
+    SET state = 'cancelled', cancelled_at = now(), finished_at = now(), lease_until = NULL, deadline_at = NULL
+    WHERE id = p_id AND state IN ('scheduled', 'available', 'pending', 'active', 'retryable')
+    RETURNING * INTO j;
+    IF FOUND THEN
+        PERFORM @schema@.emit('job.cancelled', j, '{}'::jsonb);
+        RETURN QUERY SELECT @schema@.envelope(j), true;
+        RETURN;
+    END IF;
+    SELECT * INTO j FROM @schema@.jobs WHERE id = p_id;
+    IF FOUND THEN
+        RETURN QUERY SELECT @schema@.envelope(j), false;
+    END IF;
+END
+$fn$;
+
+-- Hands an active job back unprocessed (a worker shutting down): available at once, the attempt not counted.
+CREATE OR REPLACE FUNCTION @schema@.release(p_id uuid, p_worker text) RETURNS TABLE (job jsonb, ok boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    j @schema@.jobs;
+BEGIN
+    UPDATE @schema@.jobs
+    SET state = 'available', attempt = greatest(attempt - 1, 0), worker_id = NULL, lease_until = NULL,
+        deadline_at = NULL, started_at = NULL
+    WHERE id = p_id AND state = 'active' AND (p_worker IS NULL OR worker_id IS NULL OR worker_id = p_worker)
+    RETURNING * INTO j;
+    IF FOUND THEN
+        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+        RETURN QUERY SELECT @schema@.envelope(j), true;
+        RETURN;
+    END IF;
+    SELECT * INTO j FROM @schema@.jobs WHERE id = p_id;
+    IF FOUND THEN
+        RETURN QUERY SELECT @schema@.envelope(j), false;
+    END IF;
+END
+$fn$;
+
+-- Extends the leases of active jobs held by the worker. The directive is the conformance suite's test hook
+-- (options.metadata.test_directive of the job): quiet or terminate.
+CREATE OR REPLACE FUNCTION @schema@.extend(p_ids uuid[], p_worker text, p_vt_ms bigint, p_default_vt_ms bigint)
+RETURNS TABLE (id uuid, directive text)
+LANGUAGE sql AS $fn$
+    UPDATE @schema@.jobs j
+    SET lease_until = now() + make_interval(secs => coalesce(p_vt_ms, j.visibility_timeout_ms, p_default_vt_ms) / 1000.0)
+    WHERE j.id = ANY (p_ids) AND j.state = 'active'
+      AND (p_worker IS NULL OR j.worker_id IS NULL OR j.worker_id = p_worker)
+    RETURNING j.id, j.options -> 'metadata' ->> 'test_directive'
+$fn$;
+
+CREATE OR REPLACE FUNCTION @schema@.retry_dead_letter(p_id uuid) RETURNS TABLE (job jsonb, ok boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    j @schema@.jobs;
+BEGIN
+    UPDATE @schema@.jobs
+    SET state = 'available', attempt = 0, dead_letter = false, error = NULL, discarded_at = NULL,
+        completed_at = NULL, finished_at = NULL, started_at = NULL, scheduled_at = NULL, retry_delay_ms = NULL,
+        worker_id = NULL, enqueued_at = now()
+    WHERE id = p_id AND dead_letter
+    RETURNING * INTO j;
+    IF FOUND THEN
+        PERFORM @schema@.emit('job.enqueued', j, jsonb_build_object('from_dead_letter', true));
+        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+        RETURN QUERY SELECT @schema@.envelope(j), true;
+    END IF;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION @schema@.delete_dead_letter(p_id uuid) RETURNS TABLE (job jsonb, ok boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    j @schema@.jobs;
+BEGIN
+    DELETE FROM @schema@.jobs WHERE id = p_id AND dead_letter RETURNING * INTO j;
+    IF FOUND THEN
+        DELETE FROM s3p.job_locator WHERE s3p.job_locator.id = p_id;
+        RETURN QUERY SELECT @schema@.envelope(j), true;
+    END IF;
+END
+$fn$;
+
+CREATE INDEX IF NOT EXISTS jobs_expiry ON @schema@.jobs (expires_at)
+    WHERE expires_at IS NOT NULL AND state IN ('scheduled', 'available', 'retryable');
+
+-- One maintenance step for this queue, each part bounded by p_limit rows: execution timeouts fail their job with
+-- code timeout, expired leases go back to available, due jobs are promoted, jobs past expires_at are discarded and
+-- terminal jobs older than their retention are deleted. Returns how many jobs it touched.
+CREATE OR REPLACE FUNCTION @schema@.maintain(p_limit integer, p_retention_ms bigint, p_dead_letter_retention_ms bigint)
+RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_total bigint := 0;
+    v_count bigint;
+    v_id    uuid;
+BEGIN
+    FOR v_id IN
+        SELECT id FROM @schema@.jobs WHERE state = 'active' AND deadline_at <= now()
+        ORDER BY deadline_at LIMIT p_limit FOR UPDATE SKIP LOCKED
+    LOOP
+        PERFORM @schema@.fail(v_id, jsonb_build_object('code', 'timeout', 'type', 'timeout', 'retryable', true,
+                                                       'message', 'job exceeded its timeout_ms'), false);
+        v_total := v_total + 1;
+    END LOOP;
+
+    WITH expired AS (
+        SELECT id FROM @schema@.jobs WHERE state = 'active' AND lease_until <= now()
+        ORDER BY lease_until LIMIT p_limit FOR UPDATE SKIP LOCKED
+    )
+    UPDATE @schema@.jobs j SET state = 'available', worker_id = NULL, lease_until = NULL, deadline_at = NULL
+    FROM expired e WHERE j.id = e.id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_total := v_total + v_count;
+    IF v_count > 0 THEN
+        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+    END IF;
+
+    v_total := v_total + @schema@.promote(p_limit);
+
+    WITH past AS (
+        SELECT id FROM @schema@.jobs
+        WHERE expires_at <= now() AND state IN ('scheduled', 'available', 'retryable')
+        LIMIT p_limit FOR UPDATE SKIP LOCKED
+    )
+    UPDATE @schema@.jobs j SET state = 'discarded', discarded_at = now(), finished_at = now()
+    FROM past p WHERE j.id = p.id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_total := v_total + v_count;
+
+    WITH old AS (
+        SELECT id FROM @schema@.jobs
+        WHERE state IN ('completed', 'cancelled', 'discarded') AND NOT dead_letter
+          AND finished_at < now() - make_interval(secs => p_retention_ms / 1000.0)
+        LIMIT p_limit
+    ), deleted AS (
+        DELETE FROM @schema@.jobs j USING old WHERE j.id = old.id RETURNING j.id
+    )
+    DELETE FROM s3p.job_locator l USING deleted d WHERE l.id = d.id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_total := v_total + v_count;
+
+    WITH old AS (
+        SELECT id FROM @schema@.jobs
+        WHERE dead_letter AND finished_at < now() - make_interval(secs => p_dead_letter_retention_ms / 1000.0)
+        LIMIT p_limit
+    ), deleted AS (
+        DELETE FROM @schema@.jobs j USING old WHERE j.id = old.id RETURNING j.id
+    )
+    DELETE FROM s3p.job_locator l USING deleted d WHERE l.id = d.id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_total + v_count;
+END
+$fn$;
+
+$template$)
+ON CONFLICT (part) DO UPDATE SET position = excluded.position, body = excluded.body;
