@@ -6,7 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.bench.scenario.BaselineScenario;
+import io.pgvs3.bench.scenario.BloatScenario;
+import io.pgvs3.bench.scenario.JobsScenario;
+import io.pgvs3.bench.scenario.StreamAppendScenario;
 import io.pgvs3.bench.scenario.StreamConsumeScenario;
+import io.pgvs3.bench.scenario.StreamLatencyScenario;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +26,8 @@ public final class BenchMain {
     }
 
     static List<Scenario> scenarios() {
-        return List.of(new BaselineScenario(), new StreamConsumeScenario());
+        return List.of(new BaselineScenario(), new StreamAppendScenario(), new StreamConsumeScenario(),
+                new StreamLatencyScenario(), new JobsScenario(), new BloatScenario());
     }
 
     public static void main(String[] args) throws Exception {
@@ -44,6 +49,7 @@ public final class BenchMain {
         Instant started = Instant.now();
         Results results = new Results();
         try (BenchPostgres postgres = BenchPostgres.start(options.jdbcUrl())) {
+            Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "bench-postgres-stop"));
             log.info("Benchmarking on {} ({} runs of {})", postgres.describe(), options.runs(),
                     scenarios.stream().map(Scenario::id).toList());
             Map<String, String> settings = postgres.settings();

@@ -18,6 +18,10 @@ public final class Latency {
         histogram.recordValue(Math.max(0, micros));
     }
 
+    public void reset() {
+        histogram.reset();
+    }
+
     public long count() {
         return histogram.getTotalCount();
     }
