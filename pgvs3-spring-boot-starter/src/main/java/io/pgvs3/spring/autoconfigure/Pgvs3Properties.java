@@ -215,12 +215,34 @@ public class Pgvs3Properties {
         /** Longest wait_ms a receive may long-poll for. */
         private Duration maxWait = Duration.ofSeconds(5);
 
+        /** Largest payload of one stream message, in bytes of JSON; larger payloads are refused with 413. */
+        private long maxPayloadBytes = 1024 * 1024;
+
+        /** Threads that re-run waiting long-poll receives when their queue is notified. */
+        private int longPollThreads = 4;
+
         public Duration getMaxWait() {
             return maxWait;
         }
 
         public void setMaxWait(Duration maxWait) {
             this.maxWait = maxWait;
+        }
+
+        public long getMaxPayloadBytes() {
+            return maxPayloadBytes;
+        }
+
+        public void setMaxPayloadBytes(long maxPayloadBytes) {
+            this.maxPayloadBytes = maxPayloadBytes;
+        }
+
+        public int getLongPollThreads() {
+            return longPollThreads;
+        }
+
+        public void setLongPollThreads(int longPollThreads) {
+            this.longPollThreads = longPollThreads;
         }
     }
 

@@ -1,5 +1,16 @@
 package io.pgvs3.spring.autoconfigure;
 
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.notify.NotificationHub;
+import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.web.streams.StreamAcksController;
+import io.pgvs3.spring.web.streams.StreamConsumersController;
+import io.pgvs3.spring.web.streams.StreamLongPoll;
+import io.pgvs3.spring.web.streams.StreamMessagesController;
+import io.pgvs3.spring.web.streams.StreamQueueController;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -7,4 +18,38 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 class Pgvs3StreamsWebConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    StreamLongPoll pgvs3StreamLongPoll(NotificationHub hub, QueueCatalog catalog, Pgvs3Properties properties) {
+        StreamLongPoll longPoll = new StreamLongPoll(hub, properties.getStreams().getLongPollThreads());
+        catalog.onDrop(longPoll::forget);
+        return longPoll;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    StreamMessagesController pgvs3StreamMessagesController(StreamStore streams, Pgvs3JsonMapper json,
+            Pgvs3Properties properties) {
+        return new StreamMessagesController(streams, json.mapper(), properties.getStreams().getMaxPayloadBytes());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    StreamConsumersController pgvs3StreamConsumersController(StreamStore streams, StreamLongPoll longPoll,
+            Pgvs3Properties properties) {
+        return new StreamConsumersController(streams, longPoll, properties.getStreams().getMaxWait());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    StreamAcksController pgvs3StreamAcksController(StreamStore streams) {
+        return new StreamAcksController(streams);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    StreamQueueController pgvs3StreamQueueController(StreamStore streams) {
+        return new StreamQueueController(streams);
+    }
 }

@@ -1,0 +1,103 @@
+package io.pgvs3.spring.web.streams;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.stream.StreamBatch;
+import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.core.stream.Subscription;
+import io.pgvs3.spring.web.JsonFields;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Consumers and receiving: subscribe, list, unsubscribe, receive (with an optional {@code wait_ms} long-poll) and
+ * batch inspection.
+ */
+@RestController
+public class StreamConsumersController {
+
+    static final int DEFAULT_MAX = 100;
+
+    private final StreamStore streams;
+    private final StreamLongPoll longPoll;
+    private final Duration maxWait;
+
+    public StreamConsumersController(StreamStore streams, StreamLongPoll longPoll, Duration maxWait) {
+        this.streams = streams;
+        this.longPoll = longPoll;
+        this.maxWait = maxWait;
+    }
+
+    @PostMapping("/ojs/v1/queues/{queue}/consumers")
+    public ResponseEntity<Map<String, Object>> subscribe(@PathVariable String queue, @RequestBody JsonNode body) {
+        JsonFields.object(body);
+        String consumer = StreamRequests.name(JsonFields.requiredString(body, "consumer"), "consumer");
+        Long fromTick = JsonFields.optionalLong(body, "from_tick");
+        if (fromTick != null && fromTick < 0) {
+            throw Pgvs3Exception.invalidRequest("'from_tick' must not be negative", "from_tick");
+        }
+        Subscription subscription = streams.subscribe(queue, consumer, fromTick);
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("name", subscription.consumer());
+        view.put("last_tick", subscription.lastTick());
+        return ResponseEntity.status(subscription.created() ? HttpStatus.CREATED : HttpStatus.OK)
+                .body(Map.of("consumer", view));
+    }
+
+    @GetMapping("/ojs/v1/queues/{queue}/consumers")
+    public Map<String, Object> consumers(@PathVariable String queue) {
+        return Map.of("consumers", streams.consumers(queue));
+    }
+
+    @DeleteMapping("/ojs/v1/queues/{queue}/consumers/{consumer}")
+    public Map<String, Object> unsubscribe(@PathVariable String queue, @PathVariable String consumer) {
+        if (!streams.unsubscribe(queue, consumer)) {
+            throw Pgvs3Exception.notFound("consumer '" + consumer + "' is not subscribed to queue '" + queue + "'");
+        }
+        return Map.of("deleted", true, "consumer", consumer);
+    }
+
+    @PostMapping("/ojs/v1/queues/{queue}/receive")
+    public CompletableFuture<Map<String, Object>> receive(@PathVariable String queue, @RequestBody JsonNode body) {
+        JsonFields.object(body);
+        QueueName name = QueueName.of(queue);
+        String consumer = StreamRequests.name(JsonFields.requiredString(body, "consumer"), "consumer");
+        String member = JsonFields.optionalString(body, "member");
+        if (member != null) {
+            StreamRequests.name(member, "member");
+        }
+        int max = StreamRequests.intInRange(body, "max", DEFAULT_MAX, 1, StreamStore.MAX_BATCH);
+        Long waitMs = JsonFields.optionalLong(body, "wait_ms");
+        if (waitMs != null && waitMs < 0) {
+            throw Pgvs3Exception.invalidRequest("'wait_ms' must not be negative", "wait_ms");
+        }
+        Duration wait = waitMs == null ? Duration.ZERO : Duration.ofMillis(Math.min(waitMs, maxWait.toMillis()));
+
+        StreamBatch first = streams.receive(queue, consumer, member, max);
+        if (!first.isEmpty() || wait.isZero()) {
+            return CompletableFuture.completedFuture(StreamViews.batch(first));
+        }
+        return longPoll.await(name, wait, () -> streams.receive(queue, consumer, member, max))
+                .thenApply(StreamViews::batch);
+    }
+
+    @GetMapping("/ojs/v1/queues/{queue}/batches/{batchId}")
+    public Map<String, Object> batch(@PathVariable String queue, @PathVariable long batchId) {
+        JsonNode batch = streams.batch(queue, batchId).orElseThrow(() -> Pgvs3Exception.notFound(
+                "batch " + batchId + " of queue '" + queue + "' is not outstanding"));
+        return Map.of("batch", batch);
+    }
+}

@@ -1,0 +1,72 @@
+package io.pgvs3.spring.web.streams;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.stream.AppendResult;
+import io.pgvs3.core.stream.NewStreamMessage;
+import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.web.JsonFields;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Appends: {@code POST /ojs/v1/queues/{q}/messages} and {@code …/messages/batch}. Both create the queue. */
+@RestController
+public class StreamMessagesController {
+
+    private final StreamStore streams;
+    private final StreamRequests requests;
+
+    public StreamMessagesController(StreamStore streams, JsonMapper mapper, long maxPayloadBytes) {
+        this.streams = streams;
+        this.requests = new StreamRequests(mapper, maxPayloadBytes);
+    }
+
+    @PostMapping("/ojs/v1/queues/{queue}/messages")
+    @ResponseStatus(HttpStatus.CREATED)
+    public Map<String, Object> append(@PathVariable String queue, @RequestBody JsonNode body) {
+        NewStreamMessage message = requests.message(JsonFields.object(body), "");
+        return Map.of("message", StreamViews.appended(streams.append(queue, message)));
+    }
+
+    @PostMapping("/ojs/v1/queues/{queue}/messages/batch")
+    @ResponseStatus(HttpStatus.CREATED)
+    public Map<String, Object> appendBatch(@PathVariable String queue, @RequestBody JsonNode body) {
+        JsonNode array = JsonFields.object(body).get("messages");
+        if (array == null || !array.isArray()) {
+            throw Pgvs3Exception.invalidRequest("'messages' must be an array of 1 to " + StreamStore.MAX_BATCH
+                    + " messages", "messages");
+        }
+        if (array.isEmpty() || array.size() > StreamStore.MAX_BATCH) {
+            throw Pgvs3Exception.invalidRequest("'messages' holds " + array.size() + " messages; a batch holds 1 to "
+                    + StreamStore.MAX_BATCH, "messages");
+        }
+        List<NewStreamMessage> messages = new ArrayList<>(array.size());
+        for (int i = 0; i < array.size(); i++) {
+            messages.add(requests.message(array.get(i), "messages[" + i + "]: "));
+        }
+        List<Map<String, Object>> appended = streams.append(queue, messages).stream()
+                .map(StreamMessagesController::idAndSeq).toList();
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("messages", appended);
+        view.put("count", appended.size());
+        return view;
+    }
+
+    private static Map<String, Object> idAndSeq(AppendResult result) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("id", result.id());
+        view.put("seq", result.seq());
+        return view;
+    }
+}

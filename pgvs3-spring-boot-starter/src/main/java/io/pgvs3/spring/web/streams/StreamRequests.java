@@ -1,0 +1,103 @@
+package io.pgvs3.spring.web.streams;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.pgvs3.core.error.ErrorCode;
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.stream.NewStreamMessage;
+import io.pgvs3.spring.web.JsonFields;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Validation of the stream routes' request bodies; every failure is a 4xx naming the field. */
+final class StreamRequests {
+
+    /** Consumer and member names: safe in a URL path segment. */
+    private static final Pattern NAME = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$");
+
+    private static final int MAX_TEXT = 255;
+
+    private final JsonMapper mapper;
+    private final long maxPayloadBytes;
+
+    StreamRequests(JsonMapper mapper, long maxPayloadBytes) {
+        this.mapper = mapper;
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    NewStreamMessage message(JsonNode node, String prefix) {
+        if (node == null || !node.isObject()) {
+            throw Pgvs3Exception.invalidRequest(prefix + "a message must be a JSON object, not " + JsonFields.kind(node),
+                    "messages");
+        }
+        String type = JsonFields.requiredString(node, "type");
+        if (type.length() > MAX_TEXT) {
+            throw Pgvs3Exception.invalidRequest(prefix + "'type' must be at most " + MAX_TEXT + " characters", "type");
+        }
+        String id = JsonFields.optionalString(node, "id");
+        if (id != null && (id.isEmpty() || id.length() > MAX_TEXT)) {
+            throw Pgvs3Exception.invalidRequest(prefix + "'id' must be 1 to " + MAX_TEXT + " characters", "id");
+        }
+        JsonNode payload = node.get("payload");
+        if (payload == null || payload.isNull()) {
+            throw Pgvs3Exception.invalidRequest(prefix + "'payload' is required", "payload");
+        }
+        String payloadJson = mapper.writeValueAsString(payload);
+        int bytes = payloadJson.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxPayloadBytes) {
+            throw new Pgvs3Exception(ErrorCode.PAYLOAD_TOO_LARGE, prefix + "payload of " + bytes
+                    + " bytes exceeds the limit of " + maxPayloadBytes + " bytes",
+                    Map.of("field", "payload", "limit_bytes", maxPayloadBytes));
+        }
+        return new NewStreamMessage(id, type, payloadJson, headers(node, prefix));
+    }
+
+    private static Map<String, String> headers(JsonNode node, String prefix) {
+        JsonNode headers = node.get("headers");
+        if (headers == null || headers.isNull()) {
+            return Map.of();
+        }
+        if (!headers.isObject()) {
+            throw Pgvs3Exception.invalidRequest(prefix + "'headers' must be an object of strings", "headers");
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> header : headers.properties()) {
+            if (!header.getValue().isString()) {
+                throw Pgvs3Exception.invalidRequest(prefix + "header '" + header.getKey() + "' must be a string, not "
+                        + JsonFields.kind(header.getValue()), "headers");
+            }
+            values.put(header.getKey(), header.getValue().stringValue());
+        }
+        return values;
+    }
+
+    static String name(String value, String field) {
+        if (value == null || !NAME.matcher(value).matches()) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' must be 1 to 255 letters, digits, '.', '_', ':' or '-', "
+                    + "starting with a letter or digit", field);
+        }
+        return value;
+    }
+
+    static int intInRange(JsonNode body, String field, int defaultValue, int min, int max) {
+        Long value = JsonFields.optionalLong(body, field);
+        if (value == null) {
+            return defaultValue;
+        }
+        if (value < min || value > max) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' must be between " + min + " and " + max, field);
+        }
+        return value.intValue();
+    }
+
+    static long requiredLong(JsonNode body, String field) {
+        Long value = JsonFields.optionalLong(body, field);
+        if (value == null) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' is required", field);
+        }
+        return value;
+    }
+}
