@@ -114,35 +114,35 @@ public final class BloatScenario implements Scenario {
 
     private void streams(BenchContext context, boolean held) throws Exception {
         int events = context.options().bloatEvents();
-        try (BenchDatabase database = context.newDatabase();
-                BenchApplication.Running app = BenchApplication.start(database, true, false, Map.of())) {
-            StreamStore store = app.bean(StreamStore.class);
-            store.subscribe(STREAM_QUEUE, "bloat", null);
-            store.updateConfig(STREAM_QUEUE, null, RETENTION);
-            try (Holder holder = Holder.open(database, held)) {
+        try (BenchDatabase database = context.newDatabase(); Holder holder = new Holder()) {
+            // the application is closed before the counters are read: backends report them when they exit
+            try (BenchApplication.Running app = BenchApplication.start(database, true, false, Map.of())) {
+                StreamStore store = app.bean(StreamStore.class);
+                store.subscribe(STREAM_QUEUE, "bloat", null);
+                store.updateConfig(STREAM_QUEUE, null, RETENTION);
+                holder.open(database, held);
                 context.resetStatements();
                 double rate = pipeline(store, events);
                 context.record(streamsRate(held), "streams: append → receive → ack of " + events + " events"
                         + holdLabel(held), "events/s", rate, "batch=" + CHUNK + " ceiling=" + CHUNK + " "
                         + Sync.setting(true) + (held ? " snapshot held" : ""));
                 context.profile(database, "streams" + holdLabel(held));
-                Thread.sleep(1000);
-                List<TableStats.Table> tables = TableStats.settled(database, "s3q_%");
-                long eventDead = tables.stream().filter(table -> table.name().startsWith("stream_events"))
-                        .mapToLong(TableStats.Table::dead).sum();
-                context.record(eventDead(held), "streams: n_dead_tup of the event segments" + holdLabel(held),
-                        "tuples", eventDead, "events=" + events);
-                for (TableStats.Table table : tables) {
-                    if (table.name().startsWith("job")) {
-                        continue;
-                    }
-                    String base = "bloat.streams." + table.name() + "." + (held ? "held" : "free");
-                    context.record(base + ".dead", table.name() + ": n_dead_tup" + holdLabel(held), "tuples",
-                            table.dead(), "live=" + table.live() + " inserted=" + table.inserted() + " updated="
-                                    + table.updated() + " deleted=" + table.deleted());
-                    context.record(base + ".size", table.name() + ": total size" + holdLabel(held), "kB",
-                            table.totalBytes() / 1024.0, "");
+            }
+            List<TableStats.Table> tables = TableStats.settled(database, "s3q_%");
+            long eventDead = tables.stream().filter(table -> table.name().startsWith("stream_events"))
+                    .mapToLong(TableStats.Table::dead).sum();
+            context.record(eventDead(held), "streams: n_dead_tup of the event segments" + holdLabel(held),
+                    "tuples", eventDead, "events=" + events);
+            for (TableStats.Table table : tables) {
+                if (!table.name().startsWith("stream")) {
+                    continue;
                 }
+                String base = "bloat.streams." + table.name() + "." + (held ? "held" : "free");
+                context.record(base + ".dead", table.name() + ": n_dead_tup" + holdLabel(held), "tuples",
+                        table.dead(), "live=" + table.live() + " inserted=" + table.inserted() + " updated="
+                                + table.updated() + " deleted=" + table.deleted());
+                context.record(base + ".size", table.name() + ": total size" + holdLabel(held), "kB",
+                        table.totalBytes() / 1024.0, "");
             }
         }
     }
@@ -200,14 +200,14 @@ public final class BloatScenario implements Scenario {
 
     private void jobs(BenchContext context, boolean held) throws Exception {
         int backlog = context.options().bloatJobs();
-        try (BenchDatabase database = context.newDatabase();
-                BenchApplication.Running app = BenchApplication.start(database, true, false,
-                        Map.of("pgvs3.listener.auto-startup", false))) {
-            JobTemplate template = app.bean(JobTemplate.class);
-            JobStore store = app.bean(JobStore.class);
-            JsonNode payload = new JsonMapper().readTree(Payloads.json());
-            template.enqueue(NoOpJobHandler.TYPE, payload, JobOptions.queue(NoOpJobHandler.QUEUE));
-            try (Holder holder = Holder.open(database, held)) {
+        try (BenchDatabase database = context.newDatabase(); Holder holder = new Holder()) {
+            try (BenchApplication.Running app = BenchApplication.start(database, true, false,
+                    Map.of("pgvs3.listener.auto-startup", false))) {
+                JobTemplate template = app.bean(JobTemplate.class);
+                JobStore store = app.bean(JobStore.class);
+                JsonNode payload = new JsonMapper().readTree(Payloads.json());
+                template.enqueue(NoOpJobHandler.TYPE, payload, JobOptions.queue(NoOpJobHandler.QUEUE));
+                holder.open(database, held);
                 JobsScenario.fill(template, payload, JobOptions.queue(NoOpJobHandler.QUEUE), backlog);
                 context.resetStatements();
                 double rate = Load.rate(WORKERS, context.warmup(), Duration.ofSeconds(windowSeconds(context.options())),
@@ -223,36 +223,32 @@ public final class BloatScenario implements Scenario {
                         + holdLabel(held), "jobs/s", rate, "backlog=" + backlog + " " + Sync.setting(true)
                         + (held ? " snapshot held" : ""));
                 context.profile(database, "jobs" + holdLabel(held));
-                Thread.sleep(1000);
-                List<TableStats.Table> tables = TableStats.settled(database, "s3%");
-                long dead = tables.stream().filter(table -> table.name().startsWith("job"))
-                        .mapToLong(TableStats.Table::dead).sum();
-                context.record("bloat.jobs.dead." + (held ? "held" : "free"), "jobs: n_dead_tup of the job tables"
-                        + holdLabel(held), "tuples", dead, tables.stream().filter(table -> table.name().startsWith("job"))
-                                .map(table -> table.qualifiedName() + "=" + table.dead()).toList().toString());
             }
+            List<TableStats.Table> tables = TableStats.settled(database, "s3%").stream()
+                    .filter(table -> table.name().startsWith("job")).toList();
+            context.record("bloat.jobs.dead." + (held ? "held" : "free"), "jobs: n_dead_tup of the job tables"
+                    + holdLabel(held), "tuples", TableStats.sum(tables, TableStats.Table::dead),
+                    tables.stream().map(table -> table.qualifiedName() + "=" + table.dead()).toList().toString());
         }
     }
 
     private void skipLocked(BenchContext context, boolean held) throws Exception {
         int backlog = context.options().bloatJobs();
-        try (BenchDatabase database = context.newDatabase()) {
+        try (BenchDatabase database = context.newDatabase(); Holder holder = new Holder()) {
             SkipLockedQueue.create(database);
-            try (Holder holder = Holder.open(database, held)) {
-                SkipLockedQueue.fill(database, backlog);
-                context.resetStatements();
-                double rate = Load.rate(WORKERS, context.warmup(), Duration.ofSeconds(windowSeconds(context.options())),
-                        index -> SkipLockedQueue.worker(database, true, FETCH));
-                context.record(skipLockedRate(held), "SKIP LOCKED baseline: claim " + FETCH + " + DELETE, " + WORKERS
-                        + " threads" + holdLabel(held), "jobs/s", rate, "backlog=" + backlog + " " + Sync.setting(true)
-                        + (held ? " snapshot held" : ""));
-                context.profile(database, "skip locked" + holdLabel(held));
-                Thread.sleep(1000);
-                List<TableStats.Table> tables = TableStats.settled(database, "public");
-                context.record("bloat.skiplocked.dead." + (held ? "held" : "free"),
-                        "SKIP LOCKED baseline: n_dead_tup" + holdLabel(held), "tuples",
-                        TableStats.sum(tables, TableStats.Table::dead), "");
-            }
+            holder.open(database, held);
+            SkipLockedQueue.fill(database, backlog);
+            context.resetStatements();
+            double rate = Load.rate(WORKERS, context.warmup(), Duration.ofSeconds(windowSeconds(context.options())),
+                    index -> SkipLockedQueue.worker(database, true, FETCH));
+            context.record(skipLockedRate(held), "SKIP LOCKED baseline: claim " + FETCH + " + DELETE, " + WORKERS
+                    + " threads" + holdLabel(held), "jobs/s", rate, "backlog=" + backlog + " " + Sync.setting(true)
+                    + (held ? " snapshot held" : ""));
+            context.profile(database, "skip locked" + holdLabel(held));
+            List<TableStats.Table> tables = TableStats.settled(database, "public");
+            context.record("bloat.skiplocked.dead." + (held ? "held" : "free"),
+                    "SKIP LOCKED baseline: n_dead_tup" + holdLabel(held), "tuples",
+                    TableStats.sum(tables, TableStats.Table::dead), "");
         }
     }
 
@@ -263,23 +259,18 @@ public final class BloatScenario implements Scenario {
     /** A session that holds a REPEATABLE READ snapshot, pinning the xmin horizon, until closed. */
     private static final class Holder implements AutoCloseable {
 
-        private final Connection connection;
+        private Connection connection;
 
-        private Holder(Connection connection) {
-            this.connection = connection;
-        }
-
-        static Holder open(BenchDatabase database, boolean held) throws Exception {
+        void open(BenchDatabase database, boolean held) throws Exception {
             if (!held) {
-                return new Holder(null);
+                return;
             }
-            Connection connection = database.connect(true);
+            connection = database.connect(true);
             connection.setAutoCommit(false);
             connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             try (Statement statement = connection.createStatement()) {
                 statement.execute("SELECT count(*) FROM pg_class");
             }
-            return new Holder(connection);
         }
 
         @Override

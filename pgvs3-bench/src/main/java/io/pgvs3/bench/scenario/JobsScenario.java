@@ -111,6 +111,7 @@ public final class JobsScenario implements Scenario {
                     BenchApplication.Running app = BenchApplication.start(database, sync, false,
                             Map.of("pgvs3.listener.auto-startup", false))) {
                 JobTemplate jobs = app.bean(JobTemplate.class);
+                jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
                 context.resetStatements();
                 double rate = Load.rate(1, context.warmup(), context.measure(), index -> () -> {
                     jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
@@ -131,7 +132,7 @@ public final class JobsScenario implements Scenario {
             }
         }
         for (int count : HTTP_COUNTS) {
-            int backlog = count == 1 ? context.options().scaled(20_000, 300) : context.options().scaled(100_000, 3_000);
+            int backlog = count == 1 ? context.options().scaled(20_000, 100) : context.options().scaled(100_000, 500);
             try (BenchDatabase database = context.newDatabase();
                     BenchApplication.Running app = BenchApplication.start(database, true, true,
                             Map.of("pgvs3.listener.auto-startup", false))) {
@@ -166,37 +167,44 @@ public final class JobsScenario implements Scenario {
         LatencyProbe probe = new LatencyProbe();
         Map<String, Object> properties = Map.of("pgvs3.listener.auto-startup", false, "pgvs3.handler.prefetch",
                 HANDLER_PREFETCH, "bench.jobs.concurrency", HANDLER_CONCURRENCY);
-        int backlog = context.options().scaled(100_000, 3_000);
-        try (BenchDatabase database = context.newDatabase();
-                BenchApplication.Running app = BenchApplication.start(database, true, false, properties,
-                        new NoOpJobHandler(probe))) {
-            JobTemplate jobs = app.bean(JobTemplate.class);
-            Pgvs3ListenerEndpointRegistry registry = app.bean(Pgvs3ListenerEndpointRegistry.class);
-            fill(jobs, payload, options, backlog);
-            var before = TableStats.settled(database, "s3%");
-            context.resetStatements();
-            long start = System.nanoTime();
-            registry.start(CONTAINER);
-            long deadline = start + Duration.ofMinutes(10).toNanos();
-            while (probe.handled() < backlog) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Handlers ran only " + probe.handled() + " of " + backlog);
+        int backlog = context.options().scaled(100_000, 1_000);
+        try (BenchDatabase database = context.newDatabase()) {
+            // the drain gets an application of its own: closing it makes the backends report their counters
+            try (BenchApplication.Running app = BenchApplication.start(database, true, false, properties,
+                    new NoOpJobHandler(probe))) {
+                fill(app.bean(JobTemplate.class), payload, options, backlog);
+                Pgvs3ListenerEndpointRegistry registry = app.bean(Pgvs3ListenerEndpointRegistry.class);
+                context.resetStatements();
+                long start = System.nanoTime();
+                registry.start(CONTAINER);
+                long deadline = start + Duration.ofMinutes(10).toNanos();
+                while (probe.handled() < backlog) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("Handlers ran only " + probe.handled() + " of " + backlog);
+                    }
+                    Thread.sleep(1);
                 }
-                Thread.sleep(1);
+                double rate = backlog / ((System.nanoTime() - start) / 1e9);
+                context.record(HANDLER_DRAIN, "@JobHandler containers drain a backlog (no-op handler)", "jobs/s", rate,
+                        "concurrency=" + HANDLER_CONCURRENCY + " prefetch=" + HANDLER_PREFETCH + " backlog=" + backlog
+                                + " " + Sync.setting(true));
+                context.profile(database, "@JobHandler drain");
+                Thread.sleep(500);
             }
-            double rate = backlog / ((System.nanoTime() - start) / 1e9);
-            context.record(HANDLER_DRAIN, "@JobHandler containers drain a backlog (no-op handler)", "jobs/s", rate,
-                    "concurrency=" + HANDLER_CONCURRENCY + " prefetch=" + HANDLER_PREFETCH + " backlog=" + backlog
-                            + " " + Sync.setting(true));
-            context.profile(database, "@JobHandler drain");
-            Thread.sleep(500);
-            registry.stop(CONTAINER);
-            var after = TableStats.settled(database, "s3%");
-            long versions = versions(after) - versions(before);
+            var tables = TableStats.settled(database, "s3%");
             context.record(DEAD_PER_JOB, "dead row versions per completed job, (n_tup_upd + n_tup_del) / jobs",
-                    "versions/job", (double) versions / backlog, "backlog=" + backlog);
-
-            registry.start(CONTAINER);
+                    "versions/job", (double) versions(tables) / backlog, "backlog=" + backlog + " "
+                            + tables.stream().filter(table -> table.name().startsWith("job"))
+                                    .map(table -> table.qualifiedName() + ": upd=" + table.updated() + " del="
+                                            + table.deleted()).toList());
+        }
+        try (BenchDatabase database = context.newDatabase();
+                BenchApplication.Running app = BenchApplication.start(database, true, false,
+                        Map.of("pgvs3.handler.prefetch", HANDLER_PREFETCH, "bench.jobs.concurrency",
+                                HANDLER_CONCURRENCY), new NoOpJobHandler(probe))) {
+            JobTemplate jobs = app.bean(JobTemplate.class);
+            jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
+            probe.awaitAllHandled(Duration.ofSeconds(30));
             probe.reset();
             long sent = Paced.run(LATENCY_RATE, Duration.ofSeconds(context.options().smoke() ? 1 : 10), 2, index -> {
                 String id = jobs.enqueue(NoOpJobHandler.TYPE, payload, options).id();
@@ -210,21 +218,17 @@ public final class JobsScenario implements Scenario {
             context.record(LATENCY_P99, "enqueue → @JobHandler entry, p99", "ms", latency.percentileMillis(99), settings);
             context.record(LATENCY_MAX, "enqueue → @JobHandler entry, max", "ms", latency.maxMillis(), settings);
 
-            probe.reset();
-            rate = Load.rate(E2E_PRODUCERS, context.warmup(), context.measure(), index -> () -> {
-                jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
-                return 1;
-            });
             long handledStart = probe.handled();
             long t0 = System.nanoTime();
-            Load.rate(E2E_PRODUCERS, Duration.ZERO, context.measure(), index -> () -> {
+            double rate = Load.rate(E2E_PRODUCERS, Duration.ZERO, context.measure(), index -> () -> {
                 jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
                 return 1;
             });
             double completed = (probe.handled() - handledStart) / ((System.nanoTime() - t0) / 1e9);
             context.record(END_TO_END, "end to end: enqueue one per call + @JobHandler, jobs completed", "jobs/s",
-                    completed, "producers=" + E2E_PRODUCERS + " concurrency=" + HANDLER_CONCURRENCY + " enqueue rate "
+                    completed, "producers=" + E2E_PRODUCERS + " concurrency=" + HANDLER_CONCURRENCY + " enqueued "
                             + Math.round(rate) + "/s " + Sync.setting(true));
+            context.profile(database, "end to end");
         }
     }
 

@@ -88,6 +88,7 @@ public final class StreamAppendScenario implements Scenario {
             try (BenchDatabase database = context.newDatabase();
                     BenchApplication.Running app = BenchApplication.start(database, sync, false, Map.of())) {
                 StreamTemplate template = app.bean(StreamTemplate.class);
+                template.append(QUEUE, Payloads.TYPE, payloads.get(0));
                 for (int batch : TEMPLATE_BATCHES) {
                     context.resetStatements();
                     double rate = Load.rate(1, context.warmup(), context.measure(), index -> () -> {
@@ -110,6 +111,7 @@ public final class StreamAppendScenario implements Scenario {
         try (BenchDatabase database = context.newDatabase();
                 BenchApplication.Running app = BenchApplication.start(database, true, true, Map.of())) {
             String single = "{\"type\":\"" + Payloads.TYPE + "\",\"payload\":" + Payloads.json() + "}";
+            new Http(app.baseUrl()).post("/ojs/v1/queues/" + QUEUE + "/messages", single);
             context.resetStatements();
             double rate = Load.rate(HTTP_SINGLE_CLIENTS, context.warmup(), context.measure(), index -> {
                 Http http = new Http(app.baseUrl());

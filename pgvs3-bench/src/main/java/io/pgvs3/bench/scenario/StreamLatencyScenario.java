@@ -25,6 +25,9 @@ public final class StreamLatencyScenario implements Scenario {
 
     public static final int RATE = 1_000;
 
+    /** The listener's batch ceiling; a tick holding more events than this stops the listener (batch_too_large). */
+    public static final int MAX_BATCH = 1_000;
+
     public static final String P50 = "streams.latency.p50";
     public static final String P99 = "streams.latency.p99";
     public static final String MAX = "streams.latency.max";
@@ -43,11 +46,11 @@ public final class StreamLatencyScenario implements Scenario {
     public String description(BenchOptions options) {
         return """
                 A Spring Boot application with one `@StreamListener` (one member, default settings: woken by \
-                `LISTEN`/`NOTIFY`, receives up to `pgvs3.listener.max-batch-size` per batch). Producers append one \
+                `LISTEN`/`NOTIFY`, `pgvs3.listener.max-batch-size = %d`). Producers append one \
                 event per `StreamTemplate.append` (its own transaction) on an open-loop schedule of %,d events/s \
                 for %d s. Latency runs from the moment `append` returned (the commit is acknowledged) to the \
                 moment the listener method is entered with that event; HdrHistogram percentiles."""
-                .formatted(RATE, latencySeconds(options));
+                .formatted(MAX_BATCH, RATE, latencySeconds(options));
     }
 
     static int latencySeconds(BenchOptions options) {
@@ -58,7 +61,8 @@ public final class StreamLatencyScenario implements Scenario {
     public void run(BenchContext context) throws Exception {
         LatencyProbe probe = new LatencyProbe();
         try (BenchDatabase database = context.newDatabase();
-                BenchApplication.Running app = BenchApplication.start(database, true, false, Map.of(),
+                BenchApplication.Running app = BenchApplication.start(database, true, false,
+                        Map.of("pgvs3.listener.max-batch-size", MAX_BATCH),
                         new LatencyStreamListener(probe))) {
             StreamTemplate template = app.bean(StreamTemplate.class);
             JsonNode payload = new JsonMapper().readTree(Payloads.json());
