@@ -62,6 +62,16 @@ public record BenchOptions(boolean smoke, int runs, Duration warmup, Duration me
         return only.isEmpty() || only.contains(scenarioId);
     }
 
+    /** The longest a drain of a backlog is timed; a slower drain reports what it did within it. */
+    public Duration drainLimit() {
+        return smoke ? Duration.ofSeconds(5) : Duration.ofSeconds(20);
+    }
+
+    /** The longest a backlog is filled before it is drained; a slower fill drains what it made. */
+    public Duration fillLimit() {
+        return smoke ? Duration.ofSeconds(2) : Duration.ofSeconds(10);
+    }
+
     /** Scales a count used by full runs down for smoke runs. */
     public int scaled(int full, int smokeValue) {
         return smoke ? smokeValue : full;

@@ -51,23 +51,47 @@ public final class Load {
     }
 
     /**
-     * Items per second until {@code total} items are done; workers that find nothing to do back off briefly, so a
-     * backlog being drained by several threads finishes cleanly.
+     * Runs until {@code total} items are done or {@code limit} has passed, whichever comes first; workers that find
+     * nothing to do back off briefly, so a backlog being drained by several threads finishes cleanly.
      */
-    public static double drain(int threads, long total, Duration timeout, WorkerFactory factory) throws Exception {
+    public static Drained drain(int threads, long total, Duration limit, WorkerFactory factory) throws Exception {
         LongAdder done = new LongAdder();
         try (Threads running = Threads.start(threads, factory, done, () -> done.sum() >= total)) {
             running.awaitReady();
             long start = System.nanoTime();
-            long deadline = start + timeout.toNanos();
-            while (done.sum() < total) {
+            long deadline = start + limit.toNanos();
+            while (done.sum() < total && System.nanoTime() < deadline) {
                 running.check();
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Only " + done.sum() + " of " + total + " items done in " + timeout);
-                }
                 Thread.sleep(1);
             }
-            return total / ((System.nanoTime() - start) / 1e9);
+            long items = Math.min(total, done.sum());
+            double seconds = (System.nanoTime() - start) / 1e9;
+            running.check();
+            return new Drained(items, total, seconds);
+        }
+    }
+
+    /**
+     * What a drain did.
+     *
+     * @param items   items done within the limit
+     * @param total   items there were
+     * @param seconds time taken
+     */
+    public record Drained(long items, long total, double seconds) {
+
+        public double rate() {
+            return items / seconds;
+        }
+
+        public boolean complete() {
+            return items >= total;
+        }
+
+        /** For the settings column: what was drained, in how long. */
+        public String describe() {
+            return (complete() ? "drained " + total : "drained " + items + " of " + total + " (time limit)")
+                    + String.format(" in %.1f s", seconds);
         }
     }
 

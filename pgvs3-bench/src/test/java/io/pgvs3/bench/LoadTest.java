@@ -13,9 +13,23 @@ class LoadTest {
     @Test
     void drainStopsWhenAllItemsAreDone() throws Exception {
         AtomicLong left = new AtomicLong(1_000);
-        double rate = Load.drain(4, 1_000, Duration.ofSeconds(10), index -> () -> left.getAndUpdate(n -> Math.max(0, n - 10)) > 0 ? 10 : 0);
+        Load.Drained drained = Load.drain(4, 1_000, Duration.ofSeconds(10),
+                index -> () -> left.getAndUpdate(n -> Math.max(0, n - 10)) > 0 ? 10 : 0);
         assertThat(left.get()).isZero();
-        assertThat(rate).isPositive();
+        assertThat(drained.complete()).isTrue();
+        assertThat(drained.rate()).isPositive();
+    }
+
+    @Test
+    void drainReportsWhatWasDoneWithinTheLimit() throws Exception {
+        Load.Drained drained = Load.drain(2, 1_000_000, Duration.ofMillis(200), index -> () -> {
+            Thread.sleep(10);
+            return 1;
+        });
+        assertThat(drained.complete()).isFalse();
+        assertThat(drained.items()).isBetween(10L, 100L);
+        assertThat(drained.seconds()).isGreaterThanOrEqualTo(0.2);
+        assertThat(drained.describe()).contains("time limit");
     }
 
     @Test

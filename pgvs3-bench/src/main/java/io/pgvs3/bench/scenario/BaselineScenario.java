@@ -1,6 +1,5 @@
 package io.pgvs3.bench.scenario;
 
-import java.time.Duration;
 import java.util.List;
 
 import io.pgvs3.bench.BenchContext;
@@ -88,18 +87,18 @@ public final class BaselineScenario implements Scenario {
                 int jobs = count == 1 ? context.options().scaled(30_000, 300) : context.options().scaled(300_000, 3_000);
                 SkipLockedQueue.fill(database, jobs);
                 context.resetStatements();
-                double rate = Load.drain(SKIP_LOCKED_WORKERS, jobs, Duration.ofMinutes(5),
+                Load.Drained drained = Load.drain(SKIP_LOCKED_WORKERS, jobs, context.options().drainLimit(),
                         index -> SkipLockedQueue.worker(database, true, count));
                 context.record(skipLockedMetric(count), "SKIP LOCKED queue drain, claim " + count + " per transaction, "
-                        + SKIP_LOCKED_WORKERS + " workers", "jobs/s", rate, "workers=" + SKIP_LOCKED_WORKERS
-                        + " count=" + count + " backlog=" + jobs + " " + Sync.setting(true));
+                        + SKIP_LOCKED_WORKERS + " workers", "jobs/s", drained.rate(), "workers=" + SKIP_LOCKED_WORKERS
+                        + " count=" + count + " " + drained.describe() + " " + Sync.setting(true));
                 context.profile(database, "skip locked count " + count);
                 if (count == 1) {
                     var tables = TableStats.settled(database, "public");
                     var table = tables.stream().filter(t -> t.name().equals(SkipLockedQueue.TABLE)).findFirst().orElseThrow();
                     context.record(SKIP_LOCKED_DEAD_PER_JOB, "SKIP LOCKED queue: dead row versions per completed job "
                             + "(n_tup_upd + n_tup_del) / jobs", "versions/job",
-                            (double) (table.updated() + table.deleted()) / jobs, "backlog=" + jobs);
+                            (double) (table.updated() + table.deleted()) / drained.items(), "jobs=" + drained.items());
                 }
             }
         }

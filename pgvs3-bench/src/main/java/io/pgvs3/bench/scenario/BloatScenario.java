@@ -208,7 +208,8 @@ public final class BloatScenario implements Scenario {
                 JsonNode payload = new JsonMapper().readTree(Payloads.json());
                 template.enqueue(NoOpJobHandler.TYPE, payload, JobOptions.queue(NoOpJobHandler.QUEUE));
                 holder.open(database, held);
-                JobsScenario.fill(template, payload, JobOptions.queue(NoOpJobHandler.QUEUE), backlog);
+                int filled = JobsScenario.fill(template, payload, JobOptions.queue(NoOpJobHandler.QUEUE), backlog,
+                        context.options().fillLimit().multipliedBy(3));
                 context.resetStatements();
                 double rate = Load.rate(WORKERS, context.warmup(), Duration.ofSeconds(windowSeconds(context.options())),
                         index -> () -> {
@@ -220,7 +221,7 @@ public final class BloatScenario implements Scenario {
                             return jobs.size();
                         });
                 context.record(jobsRate(held), "jobs: fetch (count " + FETCH + ") + ack, " + WORKERS + " threads"
-                        + holdLabel(held), "jobs/s", rate, "backlog=" + backlog + " " + Sync.setting(true)
+                        + holdLabel(held), "jobs/s", rate, "backlog=" + filled + " " + Sync.setting(true)
                         + (held ? " snapshot held" : ""));
                 context.profile(database, "jobs" + holdLabel(held));
             }

@@ -136,11 +136,11 @@ public final class JobsScenario implements Scenario {
             try (BenchDatabase database = context.newDatabase();
                     BenchApplication.Running app = BenchApplication.start(database, true, true,
                             Map.of("pgvs3.listener.auto-startup", false))) {
-                fill(app.bean(JobTemplate.class), payload, options, backlog);
+                int filled = fill(app.bean(JobTemplate.class), payload, options, backlog, context.options().fillLimit());
                 context.resetStatements();
                 JsonMapper mapper = new JsonMapper();
                 String fetch = "{\"queues\":[\"" + NoOpJobHandler.QUEUE + "\"],\"count\":" + count + ",\"worker_id\":\"w%d\"}";
-                double rate = Load.drain(HTTP_WORKERS, backlog, Duration.ofMinutes(10), index -> {
+                Load.Drained drained = Load.drain(HTTP_WORKERS, filled, context.options().drainLimit(), index -> {
                     Http http = new Http(app.baseUrl());
                     String body = fetch.formatted(index);
                     return () -> {
@@ -155,8 +155,8 @@ public final class JobsScenario implements Scenario {
                     };
                 });
                 context.record(httpMetric(count), "HTTP fetch (count " + count + ") + ack per job, " + HTTP_WORKERS
-                        + " workers", "jobs/s", rate, "workers=" + HTTP_WORKERS + " count=" + count + " backlog="
-                        + backlog + " " + Sync.setting(true));
+                        + " workers", "jobs/s", drained.rate(), "workers=" + HTTP_WORKERS + " count=" + count + " "
+                        + drained.describe() + " " + Sync.setting(true));
                 context.profile(database, "HTTP fetch+ack count " + count);
             }
         }
@@ -168,32 +168,32 @@ public final class JobsScenario implements Scenario {
         Map<String, Object> properties = Map.of("pgvs3.listener.auto-startup", false, "pgvs3.handler.prefetch",
                 HANDLER_PREFETCH, "bench.jobs.concurrency", HANDLER_CONCURRENCY);
         int backlog = context.options().scaled(100_000, 1_000);
+        long handled;
         try (BenchDatabase database = context.newDatabase()) {
             // the drain gets an application of its own: closing it makes the backends report their counters
             try (BenchApplication.Running app = BenchApplication.start(database, true, false, properties,
                     new NoOpJobHandler(probe))) {
-                fill(app.bean(JobTemplate.class), payload, options, backlog);
+                int filled = fill(app.bean(JobTemplate.class), payload, options, backlog, context.options().fillLimit());
                 Pgvs3ListenerEndpointRegistry registry = app.bean(Pgvs3ListenerEndpointRegistry.class);
                 context.resetStatements();
                 long start = System.nanoTime();
                 registry.start(CONTAINER);
-                long deadline = start + Duration.ofMinutes(10).toNanos();
-                while (probe.handled() < backlog) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("Handlers ran only " + probe.handled() + " of " + backlog);
-                    }
+                long deadline = start + context.options().drainLimit().toNanos();
+                while (probe.handled() < filled && System.nanoTime() < deadline) {
                     Thread.sleep(1);
                 }
-                double rate = backlog / ((System.nanoTime() - start) / 1e9);
-                context.record(HANDLER_DRAIN, "@JobHandler containers drain a backlog (no-op handler)", "jobs/s", rate,
-                        "concurrency=" + HANDLER_CONCURRENCY + " prefetch=" + HANDLER_PREFETCH + " backlog=" + backlog
-                                + " " + Sync.setting(true));
+                Load.Drained drained = new Load.Drained(Math.min(filled, probe.handled()), filled,
+                        (System.nanoTime() - start) / 1e9);
+                context.record(HANDLER_DRAIN, "@JobHandler containers drain a backlog (no-op handler)", "jobs/s",
+                        drained.rate(), "concurrency=" + HANDLER_CONCURRENCY + " prefetch=" + HANDLER_PREFETCH + " "
+                                + drained.describe() + " " + Sync.setting(true));
                 context.profile(database, "@JobHandler drain");
-                Thread.sleep(500);
+                registry.stop(CONTAINER);
+                handled = probe.handled();
             }
             var tables = TableStats.settled(database, "s3%");
             context.record(DEAD_PER_JOB, "dead row versions per completed job, (n_tup_upd + n_tup_del) / jobs",
-                    "versions/job", (double) versions(tables) / backlog, "backlog=" + backlog + " "
+                    "versions/job", (double) versions(tables) / handled, "jobs=" + handled + " "
                             + tables.stream().filter(table -> table.name().startsWith("job"))
                                     .map(table -> table.qualifiedName() + ": upd=" + table.updated() + " del="
                                             + table.deleted()).toList());
@@ -237,13 +237,17 @@ public final class JobsScenario implements Scenario {
                 .mapToLong(table -> table.updated() + table.deleted()).sum();
     }
 
-    static void fill(JobTemplate jobs, JsonNode payload, JobOptions options, int count) {
+    /** Enqueues up to {@code count} jobs in batches of 1000, for at most {@code limit}; answers how many. */
+    static int fill(JobTemplate jobs, JsonNode payload, JobOptions options, int count, Duration limit) {
         List<JobTemplate.JobRequest> batch = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             batch.add(new JobTemplate.JobRequest(NoOpJobHandler.TYPE, payload, options));
         }
-        for (int done = 0; done < count; done += 1000) {
-            jobs.enqueueAll(batch.subList(0, Math.min(1000, count - done)));
+        long deadline = System.nanoTime() + limit.toNanos();
+        int done = 0;
+        while (done < count && System.nanoTime() < deadline) {
+            done += jobs.enqueueAll(batch.subList(0, Math.min(1000, count - done))).size();
         }
+        return done;
     }
 }

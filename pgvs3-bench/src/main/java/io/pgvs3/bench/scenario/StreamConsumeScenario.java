@@ -1,6 +1,5 @@
 package io.pgvs3.bench.scenario;
 
-import java.time.Duration;
 import java.util.List;
 
 import io.pgvs3.bench.BenchContext;
@@ -77,7 +76,7 @@ public final class StreamConsumeScenario implements Scenario {
             Streams.fillBacklog(store, QUEUE, events, ceiling);
             context.resetStatements();
             long deliveries = (long) events * (cooperative ? 1 : threads);
-            double rate = Load.drain(threads, deliveries, Duration.ofMinutes(10), index -> {
+            Load.Drained drained = Load.drain(threads, deliveries, context.options().drainLimit(), index -> {
                 String consumer = "consumer-" + (cooperative ? 0 : index);
                 String member = cooperative ? "member-" + index : null;
                 return () -> {
@@ -89,8 +88,8 @@ public final class StreamConsumeScenario implements Scenario {
                     return batch.messages().size();
                 };
             });
-            context.record(metric, label, "events/s", rate, "threads=" + threads + " ceiling=" + ceiling
-                    + " backlog=" + events + " " + Sync.setting(true));
+            context.record(metric, label, "events/s", drained.rate(), "threads=" + threads + " ceiling=" + ceiling
+                    + " " + drained.describe() + " " + Sync.setting(true));
             context.profile(database, label);
         }
     }
