@@ -47,6 +47,7 @@ public final class BenchMain {
             System.exit(2);
         }
         Instant started = Instant.now();
+        String loadAtStart = Machine.loadAverage();
         Results results = new Results();
         try (BenchPostgres postgres = BenchPostgres.start(options.jdbcUrl())) {
             Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "bench-postgres-stop"));
@@ -64,8 +65,9 @@ public final class BenchMain {
             Duration took = Duration.between(started, Instant.now());
             ReportWriter writer = new ReportWriter(options, results);
             writer.writeCsv();
-            writer.writeMarkdown(scenarios, Targets.all(), Machine.describe(), postgres, settings, version, started,
-                    took);
+            Map<String, String> machine = new java.util.LinkedHashMap<>(Machine.describe());
+            machine.put("Load average (1/5/15 min) at start, at end", loadAtStart + ", " + Machine.loadAverage());
+            writer.writeMarkdown(scenarios, Targets.all(), machine, postgres, settings, version, started, took);
             log.info("Wrote {} and {} after {}", options.reportFile(), options.outputDirectory(), took);
         }
         System.exit(0);

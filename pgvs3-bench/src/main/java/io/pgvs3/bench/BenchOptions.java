@@ -28,7 +28,7 @@ public record BenchOptions(boolean smoke, int runs, Duration warmup, Duration me
         boolean smoke = Arrays.asList(args).contains("--smoke");
         int runs = smoke ? 1 : 3;
         Duration warmup = smoke ? Duration.ofMillis(100) : Duration.ofSeconds(1);
-        Duration measure = smoke ? Duration.ofMillis(400) : Duration.ofSeconds(4);
+        Duration measure = smoke ? Duration.ofMillis(400) : Duration.ofSeconds(3);
         Path output = smoke ? Path.of("pgvs3-bench", "target", "bench-smoke") : Path.of("bench", "results");
         Path report = null;
         String jdbcUrl = System.getenv("PGVS3_BENCH_JDBC_URL");
@@ -64,12 +64,12 @@ public record BenchOptions(boolean smoke, int runs, Duration warmup, Duration me
 
     /** The longest a drain of a backlog is timed; a slower drain reports what it did within it. */
     public Duration drainLimit() {
-        return smoke ? Duration.ofSeconds(5) : Duration.ofSeconds(20);
+        return smoke ? Duration.ofSeconds(5) : Duration.ofSeconds(15);
     }
 
     /** The longest a backlog is filled before it is drained; a slower fill drains what it made. */
     public Duration fillLimit() {
-        return smoke ? Duration.ofSeconds(2) : Duration.ofSeconds(10);
+        return smoke ? Duration.ofSeconds(2) : Duration.ofSeconds(8);
     }
 
     /** Scales a count used by full runs down for smoke runs. */

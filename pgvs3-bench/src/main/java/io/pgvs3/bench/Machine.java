@@ -27,6 +27,17 @@ final class Machine {
         return machine;
     }
 
+    /** The 1, 5 and 15 minute load averages: other work on the machine shows here. */
+    static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return fields[0] + " / " + fields[1] + " / " + fields[2];
+        }
+        catch (IOException ex) {
+            return "unknown";
+        }
+    }
+
     private static String firstValue(Path file, String key) {
         try {
             List<String> lines = Files.readAllLines(file);

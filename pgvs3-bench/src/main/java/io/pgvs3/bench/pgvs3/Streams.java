@@ -1,5 +1,6 @@
 package io.pgvs3.bench.pgvs3;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,16 +29,22 @@ public final class Streams {
     /**
      * Appends {@code events} in appends of {@code chunk} and closes a tick after each one (a receive of a helper
      * consumer makes the tick), so consumers subscribed before find a backlog of batches of exactly {@code chunk}.
+     * Stops after {@code limit}; answers how many events it appended.
      */
-    public static void fillBacklog(StreamStore store, String queue, int events, int chunk) {
+    public static int fillBacklog(StreamStore store, String queue, int events, int chunk, Duration limit) {
         store.subscribe(queue, TICKER, null);
-        for (int done = 0; done < events; done += chunk) {
-            store.append(queue, messages(Math.min(chunk, events - done)));
+        long deadline = System.nanoTime() + limit.toNanos();
+        int done = 0;
+        while (done < events && System.nanoTime() < deadline) {
+            int size = Math.min(chunk, events - done);
+            store.append(queue, messages(size));
+            done += size;
             StreamBatch batch = store.receive(queue, TICKER, null, chunk);
             if (batch.batchId() != null) {
                 store.ack(queue, batch.batchId());
             }
         }
         store.unsubscribe(queue, TICKER);
+        return done;
     }
 }

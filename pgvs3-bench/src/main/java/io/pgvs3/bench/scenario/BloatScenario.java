@@ -87,7 +87,7 @@ public final class BloatScenario implements Scenario {
     }
 
     static int windowSeconds(BenchOptions options) {
-        return options.smoke() ? 1 : 15;
+        return options.smoke() ? 1 : 10;
     }
 
     @Override

@@ -73,9 +73,9 @@ public final class StreamConsumeScenario implements Scenario {
             for (int i = 0; i < (cooperative ? 1 : threads); i++) {
                 store.subscribe(QUEUE, "consumer-" + i, null);
             }
-            Streams.fillBacklog(store, QUEUE, events, ceiling);
+            int filled = Streams.fillBacklog(store, QUEUE, events, ceiling, context.options().fillLimit().multipliedBy(2));
             context.resetStatements();
-            long deliveries = (long) events * (cooperative ? 1 : threads);
+            long deliveries = (long) filled * (cooperative ? 1 : threads);
             Load.Drained drained = Load.drain(threads, deliveries, context.options().drainLimit(), index -> {
                 String consumer = "consumer-" + (cooperative ? 0 : index);
                 String member = cooperative ? "member-" + index : null;
