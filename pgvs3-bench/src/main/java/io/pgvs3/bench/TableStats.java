@@ -35,8 +35,8 @@ public final class TableStats {
 
     public static List<Table> settled(BenchDatabase database, String schemaPattern) throws Exception {
         List<Table> previous = read(database, schemaPattern);
-        for (int attempt = 0; attempt < 40; attempt++) {
-            Thread.sleep(500);
+        for (int attempt = 0; attempt < 80; attempt++) {
+            Thread.sleep(250);
             List<Table> current = read(database, schemaPattern);
             if (current.equals(previous)) {
                 return current;

@@ -63,7 +63,7 @@ public final class BaselineScenario implements Scenario {
     public void run(BenchContext context) throws Exception {
         try (BenchDatabase database = context.newDatabase()) {
             RawTables.create(database);
-            for (boolean sync : Sync.BOTH) {
+            for (boolean sync : Sync.variants(context.options())) {
                 for (int batch : INSERT_BATCHES) {
                     RawTables.truncate(database);
                     double rate = Load.rate(1, context.warmup(), context.measure(),

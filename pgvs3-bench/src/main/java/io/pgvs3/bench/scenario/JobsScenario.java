@@ -106,7 +106,7 @@ public final class JobsScenario implements Scenario {
     public void run(BenchContext context) throws Exception {
         JsonNode payload = new JsonMapper().readTree(Payloads.json());
         JobOptions options = JobOptions.queue(NoOpJobHandler.QUEUE);
-        for (boolean sync : Sync.BOTH) {
+        for (boolean sync : Sync.variants(context.options())) {
             try (BenchDatabase database = context.newDatabase();
                     BenchApplication.Running app = BenchApplication.start(database, sync, false,
                             Map.of("pgvs3.listener.auto-startup", false))) {
@@ -131,15 +131,17 @@ public final class JobsScenario implements Scenario {
                 context.profile(database, "enqueue batch " + Sync.setting(sync));
             }
         }
-        for (int count : HTTP_COUNTS) {
-            int backlog = count == 1 ? context.options().scaled(20_000, 100) : context.options().scaled(100_000, 500);
-            try (BenchDatabase database = context.newDatabase();
-                    BenchApplication.Running app = BenchApplication.start(database, true, true,
-                            Map.of("pgvs3.listener.auto-startup", false))) {
-                int filled = fill(app.bean(JobTemplate.class), payload, options, backlog, context.options().fillLimit());
+        try (BenchDatabase database = context.newDatabase();
+                BenchApplication.Running app = BenchApplication.start(database, true, true,
+                        Map.of("pgvs3.listener.auto-startup", false))) {
+            JsonMapper mapper = new JsonMapper();
+            for (int count : HTTP_COUNTS) {
+                String queue = NoOpJobHandler.QUEUE + "-count" + count;
+                int backlog = count == 1 ? context.options().scaled(20_000, 100) : context.options().scaled(100_000, 500);
+                int filled = fill(app.bean(JobTemplate.class), payload, JobOptions.queue(queue), backlog,
+                        context.options().fillLimit());
                 context.resetStatements();
-                JsonMapper mapper = new JsonMapper();
-                String fetch = "{\"queues\":[\"" + NoOpJobHandler.QUEUE + "\"],\"count\":" + count + ",\"worker_id\":\"w%d\"}";
+                String fetch = "{\"queues\":[\"" + queue + "\"],\"count\":" + count + ",\"worker_id\":\"w%d\"}";
                 Load.Drained drained = Load.drain(HTTP_WORKERS, filled, context.options().drainLimit(), index -> {
                     Http http = new Http(app.baseUrl());
                     String body = fetch.formatted(index);

@@ -84,7 +84,7 @@ public final class StreamAppendScenario implements Scenario {
         for (int i = 0; i < 1000; i++) {
             payloads.add(mapper.readTree(Payloads.json()));
         }
-        for (boolean sync : Sync.BOTH) {
+        for (boolean sync : Sync.variants(context.options())) {
             try (BenchDatabase database = context.newDatabase();
                     BenchApplication.Running app = BenchApplication.start(database, sync, false, Map.of())) {
                 StreamTemplate template = app.bean(StreamTemplate.class);

@@ -10,6 +10,11 @@ final class Sync {
     private Sync() {
     }
 
+    /** Both settings in a full run; a smoke run proves the harness with the server default only. */
+    static List<Boolean> variants(io.pgvs3.bench.BenchOptions options) {
+        return options.smoke() ? List.of(true) : BOTH;
+    }
+
     static String id(boolean on) {
         return on ? "sync_on" : "sync_off";
     }
