@@ -47,6 +47,21 @@ CREATE INDEX IF NOT EXISTS jobs_finished ON @schema@.jobs (finished_at)
     WHERE state IN ('completed', 'cancelled', 'discarded') AND NOT dead_letter;
 CREATE INDEX IF NOT EXISTS jobs_dead_letter ON @schema@.jobs (finished_at) WHERE dead_letter;
 
+ALTER TABLE @schema@.jobs ADD COLUMN IF NOT EXISTS unique_key text;
+ALTER TABLE @schema@.jobs ADD COLUMN IF NOT EXISTS workflow_id uuid;
+CREATE INDEX IF NOT EXISTS jobs_unique_key ON @schema@.jobs (unique_key, seq) WHERE unique_key IS NOT NULL;
+
+-- Per-queue job settings: paused (fetch hands out nothing, enqueue still works) and a rate limit on claims, kept
+-- as a token bucket of rate_limit_per_second tokens.
+CREATE TABLE IF NOT EXISTS @schema@.job_settings (
+    singleton             boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    paused                boolean NOT NULL DEFAULT false,
+    rate_limit_per_second double precision CHECK (rate_limit_per_second > 0),
+    tokens                double precision NOT NULL DEFAULT 0,
+    refilled_at           timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO @schema@.job_settings (singleton) VALUES (true) ON CONFLICT DO NOTHING;
+
 -- The OJS envelope of a job: unknown top-level fields the client sent, overlaid by every system field.
 CREATE OR REPLACE FUNCTION @schema@.envelope(j @schema@.jobs) RETURNS jsonb
 LANGUAGE sql STABLE AS $fn$
@@ -75,6 +90,7 @@ LANGUAGE sql STABLE AS $fn$
             'worker_id', CASE WHEN j.state = 'active' THEN j.worker_id END,
             'lease_expires_at', CASE WHEN j.state = 'active' THEN s3p.ts(j.lease_until) END,
             'dead_letter', CASE WHEN j.dead_letter THEN true END,
+            'workflow_id', j.workflow_id,
             'retry', j.retry))
         || jsonb_build_object('args', j.args, 'errors', j.errors)
         || CASE WHEN j.meta IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('meta', j.meta) END
@@ -92,18 +108,70 @@ LANGUAGE sql AS $fn$
 $fn$;
 
 -- Inserts jobs given as a JSON array of normalised specs (see JobStore). A job whose id already exists anywhere is
--- skipped: its position is missing from the result. Wakes listeners of the queue's channel after commit.
-CREATE OR REPLACE FUNCTION @schema@.enqueue(p_jobs jsonb) RETURNS TABLE (ord integer, job jsonb)
+-- skipped: its position is missing from the result. A spec with a unique key is checked first, under an advisory
+-- lock on the key held to commit, so concurrent enqueues of one key cannot both pass: on conflict it is rejected
+-- (SQLSTATE PV409, the existing id in DETAIL), ignored (the existing job is returned, created = false) or replaces
+-- the existing job (which is cancelled). Wakes listeners of the queue's channel after commit.
+DROP FUNCTION IF EXISTS @schema@.enqueue(jsonb);
+CREATE OR REPLACE FUNCTION @schema@.enqueue(p_jobs jsonb) RETURNS TABLE (ord integer, job jsonb, created boolean)
 LANGUAGE plpgsql AS $fn$
 DECLARE
     v_available boolean;
+    v_unique    record;
+    v_existing  @schema@.jobs;
+    v_skip      integer[] := '{}';
+    v_rate      double precision;
 BEGIN
+    SELECT max((e -> 'options' -> 'rate_limit' ->> 'max_per_second')::double precision) INTO v_rate
+    FROM jsonb_array_elements(p_jobs) e WHERE jsonb_typeof(e -> 'options' -> 'rate_limit' -> 'max_per_second') = 'number';
+    IF v_rate > 0 THEN
+        UPDATE @schema@.job_settings SET rate_limit_per_second = v_rate, tokens = v_rate, refilled_at = clock_timestamp()
+        WHERE rate_limit_per_second IS DISTINCT FROM v_rate;
+    END IF;
+    FOR v_unique IN
+        SELECT u.ord, coalesce(u.unique_key, md5(u.unique_parts::text)) AS unique_key, u.unique_states,
+               u.unique_period_ms, u.on_conflict
+        FROM jsonb_to_recordset(p_jobs) AS u(ord integer, unique_key text, unique_parts jsonb, unique_states text[],
+                                             unique_period_ms bigint, on_conflict text)
+        WHERE u.unique_key IS NOT NULL OR u.unique_parts IS NOT NULL
+        ORDER BY 2
+    LOOP
+        PERFORM pg_advisory_xact_lock(hashtextextended('s3q.unique:' || @queue@ || ':' || v_unique.unique_key, 0));
+        SELECT * INTO v_existing FROM @schema@.jobs j
+        WHERE j.unique_key = v_unique.unique_key AND j.state = ANY (v_unique.unique_states)
+          AND (v_unique.unique_period_ms IS NULL
+               OR j.created_at > now() - make_interval(secs => v_unique.unique_period_ms / 1000.0))
+        ORDER BY j.seq DESC LIMIT 1;
+        IF FOUND THEN
+            IF v_unique.on_conflict = 'ignore' THEN
+                v_skip := v_skip || v_unique.ord;
+                ord := v_unique.ord;
+                job := @schema@.envelope(v_existing);
+                created := false;
+                RETURN NEXT;
+            ELSIF v_unique.on_conflict = 'replace' THEN
+                UPDATE @schema@.jobs
+                SET state = 'cancelled', cancelled_at = now(), finished_at = now(), lease_until = NULL, deadline_at = NULL
+                WHERE id = v_existing.id AND state NOT IN ('completed', 'cancelled', 'discarded')
+                RETURNING * INTO v_existing;
+                IF FOUND THEN
+                    PERFORM @schema@.emit('job.cancelled', v_existing, jsonb_build_object('replaced', true));
+                END IF;
+            ELSE
+                RAISE EXCEPTION 'a job with unique key % already exists', v_unique.unique_key
+                    USING ERRCODE = 'PV409', DETAIL = v_existing.id::text;
+            END IF;
+        END IF;
+    END LOOP;
+
     RETURN QUERY
     WITH spec AS (
         SELECT s.*
         FROM jsonb_to_recordset(p_jobs) AS s(ord integer, id uuid, type text, args jsonb, meta jsonb, options jsonb,
              extra jsonb, priority integer, max_attempts integer, retry jsonb, timeout_ms bigint,
-             visibility_timeout_ms bigint, scheduled_at timestamptz, expires_at timestamptz)
+             visibility_timeout_ms bigint, scheduled_at timestamptz, expires_at timestamptz, unique_key text,
+             unique_parts jsonb, workflow_id uuid)
+        WHERE s.ord <> ALL (v_skip)
     ), located AS (
         INSERT INTO s3p.job_locator (id, queue)
         SELECT spec.id, @queue@ FROM spec ORDER BY spec.ord
@@ -111,10 +179,12 @@ BEGIN
         RETURNING id
     ), inserted AS (
         INSERT INTO @schema@.jobs AS j (id, type, state, args, meta, options, extra, priority, max_attempts, retry,
-                                        timeout_ms, visibility_timeout_ms, scheduled_at, expires_at)
+                                        timeout_ms, visibility_timeout_ms, scheduled_at, expires_at, unique_key,
+                                        workflow_id)
         SELECT s.id, s.type, CASE WHEN s.scheduled_at > now() THEN 'scheduled' ELSE 'available' END, s.args, s.meta,
                s.options, s.extra, s.priority, s.max_attempts, s.retry, s.timeout_ms, s.visibility_timeout_ms,
-               CASE WHEN s.scheduled_at > now() THEN s.scheduled_at END, s.expires_at
+               CASE WHEN s.scheduled_at > now() THEN s.scheduled_at END, s.expires_at,
+               coalesce(s.unique_key, md5(s.unique_parts::text)), s.workflow_id
         FROM spec s JOIN located l ON l.id = s.id
         ORDER BY s.ord
         RETURNING @schema@.envelope(j) AS job, j.id, j.type, j.state
@@ -124,7 +194,7 @@ BEGIN
                                                                   'state', i.state, 'attempt', 0)
         FROM inserted i
     )
-    SELECT s.ord, i.job FROM inserted i JOIN spec s ON s.id = i.id ORDER BY s.ord;
+    SELECT s.ord, i.job, true FROM inserted i JOIN spec s ON s.id = i.id ORDER BY s.ord;
     SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(p_jobs) e
                    WHERE (e ->> 'scheduled_at') IS NULL OR (e ->> 'scheduled_at')::timestamptz <= now())
     INTO v_available;
@@ -134,7 +204,9 @@ BEGIN
 END
 $fn$;
 
--- Makes due scheduled and retryable jobs available (discarding those past expires_at); returns how many.
+-- Makes due scheduled and retryable jobs available (discarding those past expires_at); returns how many. It waits
+-- for rows another transaction is promoting rather than skipping them, so a fetch that runs while the maintenance
+-- pass promotes a job still sees that job once the pass commits. Rows are locked in scheduled_at order everywhere.
 CREATE OR REPLACE FUNCTION @schema@.promote(p_limit integer) RETURNS bigint
 LANGUAGE sql AS $fn$
     WITH due AS (
@@ -142,7 +214,7 @@ LANGUAGE sql AS $fn$
         WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()
         ORDER BY scheduled_at
         LIMIT p_limit
-        FOR UPDATE SKIP LOCKED
+        FOR UPDATE
     ), promoted AS (
         UPDATE @schema@.jobs j
         SET state = CASE WHEN j.expires_at <= now() THEN 'discarded' ELSE 'available' END,
@@ -155,11 +227,31 @@ LANGUAGE sql AS $fn$
 $fn$;
 
 -- Claims up to p_count available jobs in priority then FIFO order, after promoting due ones. The lease is the
--- fetch's visibility timeout, else the job's own, else the server default.
+-- fetch's visibility timeout, else the job's own, else the server default. A paused queue hands out nothing; a
+-- rate-limited one at most the tokens its bucket holds.
 CREATE OR REPLACE FUNCTION @schema@.claim(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint)
 RETURNS SETOF jsonb
 LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_settings @schema@.job_settings;
+    v_count    integer := p_count;
+    v_tokens   double precision;
+    v_claimed  integer;
 BEGIN
+    SELECT * INTO v_settings FROM @schema@.job_settings;
+    IF v_settings.paused THEN
+        RETURN;
+    END IF;
+    IF v_settings.rate_limit_per_second IS NOT NULL THEN
+        SELECT * INTO v_settings FROM @schema@.job_settings FOR UPDATE;
+        v_tokens := least(v_settings.rate_limit_per_second,
+                          v_settings.tokens + extract(epoch FROM clock_timestamp() - v_settings.refilled_at)
+                                              * v_settings.rate_limit_per_second);
+        v_count := least(p_count, floor(v_tokens)::integer);
+        IF v_count < 1 THEN
+            RETURN;
+        END IF;
+    END IF;
     IF EXISTS (SELECT 1 FROM @schema@.jobs WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()) THEN
         PERFORM @schema@.promote(1000);
     END IF;
@@ -168,7 +260,7 @@ BEGIN
         SELECT id FROM @schema@.jobs
         WHERE state = 'available' AND (expires_at IS NULL OR expires_at > now())
         ORDER BY priority DESC, seq
-        LIMIT p_count
+        LIMIT v_count
         FOR UPDATE SKIP LOCKED
     ), claimed AS (
         UPDATE @schema@.jobs j
@@ -189,38 +281,76 @@ BEGIN
         FROM claimed c
     )
     SELECT c.job FROM claimed c ORDER BY c.priority DESC, c.seq;
+    GET DIAGNOSTICS v_claimed = ROW_COUNT;
+    IF v_settings.rate_limit_per_second IS NOT NULL THEN
+        UPDATE @schema@.job_settings SET tokens = v_tokens - v_claimed, refilled_at = clock_timestamp();
+    END IF;
 END
+$fn$;
+
+-- Cheap counts per state for the stats route: each is an index scan of its partial index, capped at p_cap rows.
+CREATE OR REPLACE FUNCTION @schema@.stats(p_cap integer) RETURNS jsonb
+LANGUAGE sql STABLE AS $fn$
+    SELECT jsonb_build_object(
+        'available', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE state = 'available' LIMIT p_cap) t),
+        'active', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE state = 'active' LIMIT p_cap) t),
+        'scheduled', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE state = 'scheduled' LIMIT p_cap) t),
+        'retryable', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE state = 'retryable' LIMIT p_cap) t),
+        'completed', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs
+                                            WHERE state = 'completed' AND NOT dead_letter LIMIT p_cap) t),
+        'cancelled', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs
+                                            WHERE state = 'cancelled' AND NOT dead_letter LIMIT p_cap) t),
+        'discarded', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs
+                                            WHERE state = 'discarded' AND NOT dead_letter LIMIT p_cap) t),
+        'dead_letter', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE dead_letter LIMIT p_cap) t),
+        'paused', (SELECT paused FROM @schema@.job_settings),
+        'rate_limit_per_second', (SELECT rate_limit_per_second FROM @schema@.job_settings))
 $fn$;
 
 -- Completes jobs that are active under the given worker (a null worker, on either side, matches any lease).
 -- Returns a row per input position naming a job of this queue: ok, or the job as it is when it was not active.
 CREATE OR REPLACE FUNCTION @schema@.ack(p_ids uuid[], p_results jsonb[], p_workers text[])
 RETURNS TABLE (ord integer, job jsonb, ok boolean)
-LANGUAGE sql AS $fn$
-    WITH input AS (
-        SELECT t.id, t.result, t.worker, t.n::integer AS n
-        FROM unnest(p_ids, p_results, p_workers) WITH ORDINALITY AS t(id, result, worker, n)
-    ), completed AS (
-        UPDATE @schema@.jobs j
-        SET state = 'completed', result = i.result, error = NULL, completed_at = now(), finished_at = now(),
-            lease_until = NULL, deadline_at = NULL
-        FROM input i
-        WHERE j.id = i.id AND j.state = 'active'
-          AND (i.worker IS NULL OR j.worker_id IS NULL OR j.worker_id = i.worker)
-        RETURNING i.n, @schema@.envelope(j) AS job, j.id, j.type, j.attempt, j.worker_id,
-                  floor(extract(epoch FROM j.completed_at - j.started_at) * 1000)::bigint AS duration_ms
-    ), events AS (
-        INSERT INTO s3p.job_events (type, queue, job_id, data)
-        SELECT 'job.completed', @queue@, c.id,
-               jsonb_build_object('job_id', c.id, 'job_type', c.type, 'queue', @queue@, 'state', 'completed',
-                                  'attempt', c.attempt, 'worker_id', c.worker_id, 'duration_ms', c.duration_ms)
-        FROM completed c
-    )
-    SELECT c.n, c.job, true FROM completed c
-    UNION ALL
-    SELECT i.n, @schema@.envelope(j), false
-    FROM input i JOIN @schema@.jobs j ON j.id = i.id
-    WHERE NOT EXISTS (SELECT 1 FROM completed c WHERE c.n = i.n)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+    r record;
+BEGIN
+    FOR r IN
+        WITH input AS (
+            SELECT t.id, t.result, t.worker, t.n::integer AS n
+            FROM unnest(p_ids, p_results, p_workers) WITH ORDINALITY AS t(id, result, worker, n)
+        ), completed AS (
+            UPDATE @schema@.jobs j
+            SET state = 'completed', result = i.result, error = NULL, completed_at = now(), finished_at = now(),
+                lease_until = NULL, deadline_at = NULL
+            FROM input i
+            WHERE j.id = i.id AND j.state = 'active'
+              AND (i.worker IS NULL OR j.worker_id IS NULL OR j.worker_id = i.worker)
+            RETURNING i.n, @schema@.envelope(j) AS envelope, j.id, j.type, j.attempt, j.worker_id, j.workflow_id,
+                      j.result, floor(extract(epoch FROM j.completed_at - j.started_at) * 1000)::bigint AS duration_ms
+        ), events AS (
+            INSERT INTO s3p.job_events (type, queue, job_id, data)
+            SELECT 'job.completed', @queue@, c.id,
+                   jsonb_build_object('job_id', c.id, 'job_type', c.type, 'queue', @queue@, 'state', 'completed',
+                                      'attempt', c.attempt, 'worker_id', c.worker_id, 'duration_ms', c.duration_ms)
+            FROM completed c
+        )
+        SELECT c.n, c.envelope, true AS done, c.id, c.workflow_id, c.result FROM completed c
+        UNION ALL
+        SELECT i.n, @schema@.envelope(j), false, NULL::uuid, NULL::uuid, NULL::jsonb
+        FROM input i JOIN @schema@.jobs j ON j.id = i.id
+        WHERE NOT EXISTS (SELECT 1 FROM completed c WHERE c.n = i.n)
+    LOOP
+        ord := r.n;
+        job := r.envelope;
+        ok := r.done;
+        RETURN NEXT;
+        IF r.workflow_id IS NOT NULL THEN
+            PERFORM s3p.workflow_advance(r.id, 'completed', r.result);
+        END IF;
+    END LOOP;
+END
 $fn$;
 
 -- Whether an error is final under a retry policy: the error says it is not retryable, or its code, type or
@@ -292,6 +422,9 @@ BEGIN
         WHERE id = p_id RETURNING * INTO j;
         PERFORM @schema@.emit('job.failed', j, jsonb_build_object('error', v_error, 'will_retry', false));
         PERFORM @schema@.emit('job.discarded', j, jsonb_build_object('dead_letter', j.dead_letter));
+        IF j.workflow_id IS NOT NULL THEN
+            PERFORM s3p.workflow_advance(j.id, 'failed', NULL);
+        END IF;
     ELSE
         v_delay := @schema@.backoff_ms(j.retry, j.attempt);
         UPDATE @schema@.jobs
@@ -336,6 +469,9 @@ BEGIN
     RETURNING * INTO j;
     IF FOUND THEN
         PERFORM @schema@.emit('job.cancelled', j, '{}'::jsonb);
+        IF j.workflow_id IS NOT NULL THEN
+            PERFORM s3p.workflow_advance(j.id, 'failed', NULL);
+        END IF;
         RETURN QUERY SELECT @schema@.envelope(j), true;
         RETURN;
     END IF;

@@ -8,7 +8,8 @@
 -- Locks (keys are per queue):
 --   rotation key, shared:    append, retry move, DLQ replay, subscribe, receive (they add events or take a cursor
 --                            position); exclusive, try-only: rotation and tick cleanup, which therefore never see a
---                            half-made append or cursor allocation and never make appenders wait.
+--                            half-made append or cursor allocation and never queue behind a long transaction
+--                            (appenders wait only for the few statements they run while holding it).
 --   tick key, exclusive:     creating a tick; the snapshot is captured by a statement that runs after it is held, so
 --                            tick snapshots grow with tick ids.
 INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams', 20, $template$

@@ -21,9 +21,11 @@ CREATE TABLE s3p.job_events (
 CREATE INDEX job_events_occurred_at ON s3p.job_events (occurred_at);
 
 -- RFC 3339 text of a timestamp in UTC with millisecond precision, the form every envelope field uses.
+-- Whole seconds are written without a fraction, so a timestamp a client sent as 2099-12-31T23:59:59Z reads back alike.
 CREATE FUNCTION s3p.ts(p timestamptz) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
-    SELECT to_char(p AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    SELECT CASE WHEN date_trunc('second', p) = p THEN to_char(p AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                ELSE to_char(p AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END
 $$;
 
 -- The schema of the queue that holds a job, or null when the job (or its queue) does not exist.

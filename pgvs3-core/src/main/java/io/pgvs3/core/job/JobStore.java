@@ -2,6 +2,7 @@ package io.pgvs3.core.job;
 
 import java.sql.Array;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,6 +26,7 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
+import org.postgresql.util.PSQLException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -44,6 +46,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class JobStore {
 
     public static final int MAX_FETCH_COUNT = 1000;
+
+    /** Counts of the stats route stop at this many jobs per state, so a large queue costs no full count. */
+    public static final int STATS_CAP = 100_000;
+
+    private static final String UNIQUE_CONFLICT = "PV409";
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
@@ -73,8 +80,20 @@ public class JobStore {
         return enqueueBatch(List.of(job)).get(0);
     }
 
-    /** Enqueues all jobs or none: a job id that already exists fails the whole batch with 409 {@code duplicate}. */
+    /** Enqueues a job; for a unique job ignored on conflict, answers the existing job with {@code created} false. */
+    public EnqueueOutcome enqueueOrGet(NewJob job) {
+        return enqueueAll(List.of(job)).get(0);
+    }
+
+    /**
+     * Enqueues all jobs or none: a job id that already exists, or a unique job rejected on conflict, fails the whole
+     * batch with 409 {@code duplicate}.
+     */
     public List<Job> enqueueBatch(List<NewJob> jobs) {
+        return enqueueAll(jobs).stream().map(EnqueueOutcome::job).toList();
+    }
+
+    private List<EnqueueOutcome> enqueueAll(List<NewJob> jobs) {
         if (jobs.isEmpty()) {
             return List.of();
         }
@@ -93,7 +112,7 @@ public class JobStore {
             return ordered(jobs.size(), catalog.withQueue(only.getKey(), () -> insert(only.getKey(), only.getValue())));
         }
         return transactions.execute(status -> {
-            Map<Integer, Job> inserted = new HashMap<>();
+            Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
             specs.forEach((queue, spec) -> {
                 catalog.ensure(queue);
                 inserted.putAll(insert(queue, spec));
@@ -102,12 +121,24 @@ public class JobStore {
         });
     }
 
-    private Map<Integer, Job> insert(QueueName queue, ArrayNode spec) {
-        Map<Integer, Job> inserted = new HashMap<>();
-        jdbc.query("SELECT e.ord, e.job::text FROM " + Identifiers.quote(queue.schema()) + ".enqueue(?::jsonb) e",
-                rs -> {
-                    inserted.put(rs.getInt(1), job(rs.getString(2)));
-                }, spec.toString());
+    private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec) {
+        Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
+        try {
+            jdbc.query("SELECT e.ord, e.job::text, e.created FROM " + Identifiers.quote(queue.schema())
+                    + ".enqueue(?::jsonb) e", rs -> {
+                        inserted.put(rs.getInt(1), new EnqueueOutcome(job(rs.getString(2)), rs.getBoolean(3)));
+                    }, spec.toString());
+        }
+        catch (DataAccessException ex) {
+            SQLException sql = sqlException(ex);
+            if (sql instanceof PSQLException psql && UNIQUE_CONFLICT.equals(psql.getSQLState())) {
+                String existing = psql.getServerErrorMessage() != null ? psql.getServerErrorMessage().getDetail() : null;
+                throw new Pgvs3Exception(ErrorCode.DUPLICATE, "a job with the same unique key already exists"
+                        + (existing != null ? ": " + existing : ""),
+                        existing != null ? Map.of("existing_job_id", existing) : Map.of(), ex);
+            }
+            throw ex;
+        }
         for (JsonNode job : spec) {
             if (!inserted.containsKey(job.get("ord").asInt())) {
                 throw duplicate(job.get("id").asString());
@@ -116,15 +147,16 @@ public class JobStore {
         return inserted;
     }
 
-    private static List<Job> ordered(int size, Map<Integer, Job> byOrd) {
-        List<Job> result = new ArrayList<>(size);
+    private static List<EnqueueOutcome> ordered(int size, Map<Integer, EnqueueOutcome> byOrd) {
+        List<EnqueueOutcome> result = new ArrayList<>(size);
         for (int i = 1; i <= size; i++) {
             result.add(byOrd.get(i));
         }
         return result;
     }
 
-    private ObjectNode spec(NewJob job, String id, int ord) {
+    /** The normalised JSON spec a queue's {@code enqueue} function takes. */
+    ObjectNode spec(NewJob job, String id, int ord) {
         ObjectNode spec = mapper.createObjectNode();
         spec.put("ord", ord);
         spec.put("id", id);
@@ -161,6 +193,29 @@ public class JobStore {
         }
         if (job.expiresAt() != null) {
             spec.put("expires_at", job.expiresAt().toString());
+        }
+        if (job.unique() != null) {
+            UniqueOptions unique = job.unique();
+            if (unique.key() != null) {
+                spec.put("unique_key", unique.key());
+            }
+            else {
+                ObjectNode parts = spec.putObject("unique_parts");
+                for (String part : unique.keys()) {
+                    switch (part) {
+                        case "type" -> parts.put("type", job.type());
+                        case "args" -> parts.set("args", spec.get("args"));
+                        case "queue" -> parts.put("queue", job.queue().value());
+                        default -> parts.set("meta", spec.has("meta") ? spec.get("meta") : mapper.nullNode());
+                    }
+                }
+            }
+            ArrayNode states = spec.putArray("unique_states");
+            unique.states().forEach(states::add);
+            if (unique.period() != null) {
+                spec.put("unique_period_ms", unique.period().toMillis());
+            }
+            spec.put("on_conflict", unique.onConflict());
         }
         return spec;
     }
@@ -412,13 +467,59 @@ public class JobStore {
         handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT id FROM s3p.job_events"
                 + " WHERE occurred_at < now() - make_interval(secs => ? / 1000.0) ORDER BY id LIMIT ?)",
                 settings.eventRetention().toMillis(), settings.maintenanceBatch() * 10);
+        handled += jdbc.update("DELETE FROM s3p.workflows WHERE id IN (SELECT id FROM s3p.workflows"
+                + " WHERE finished_at < now() - make_interval(secs => ? / 1000.0) LIMIT ?)",
+                settings.retention().toMillis(), settings.maintenanceBatch());
         Long orphans = jdbc.queryForObject("SELECT s3p.prune_job_locator(?)", Long.class, settings.maintenanceBatch());
         return handled + (orphans == null ? 0 : orphans);
     }
 
+    /** Pauses a queue: fetches hand out none of its jobs until it is resumed; enqueueing still works. */
+    public Map<String, Object> pause(String queue) {
+        return setPaused(QueueName.of(queue), true);
+    }
+
+    public Map<String, Object> resume(String queue) {
+        return setPaused(QueueName.of(queue), false);
+    }
+
+    private Map<String, Object> setPaused(QueueName queue, boolean paused) {
+        catalog.withQueue(queue, () -> jdbc.update("UPDATE " + Identifiers.quote(queue.schema())
+                + ".job_settings SET paused = ?", paused));
+        return stats(queue.value());
+    }
+
+    /** Limits how many jobs fetches may claim from a queue per second; null removes the limit. */
+    public void rateLimit(String queue, Double perSecond) {
+        QueueName name = QueueName.of(queue);
+        if (perSecond != null && !(perSecond > 0)) {
+            throw Pgvs3Exception.invalidRequest("rate limit must be positive", "max_per_second");
+        }
+        catalog.withQueue(name, () -> jdbc.update("UPDATE " + Identifiers.quote(name.schema())
+                + ".job_settings SET rate_limit_per_second = ?, tokens = coalesce(?, 0), refilled_at = clock_timestamp()",
+                perSecond, perSecond));
+    }
+
+    /**
+     * Jobs per state of a queue, each counted by an index scan of its partial index and capped at
+     * {@link #STATS_CAP} (a count at the cap means at least that many); plus {@code paused}.
+     */
+    public Map<String, Object> stats(String queue) {
+        QueueName name = QueueName.of(queue);
+        if (!catalog.exists(name)) {
+            throw Pgvs3Exception.notFound("queue '" + queue + "' does not exist");
+        }
+        String json = catalog.withQueue(name, () -> jdbc.queryForObject("SELECT " + Identifiers.quote(name.schema())
+                + ".stats(?)::text", String.class, STATS_CAP));
+        Map<String, Object> stats = new LinkedHashMap<>();
+        stats.put("name", name.value());
+        mapper.readTree(json).properties().forEach(field -> stats.put(field.getKey(), field.getValue()));
+        return stats;
+    }
+
     /** Empties the s3p-level job tables (for the test-only admin reset, after every queue was dropped). */
     public void deleteAll() {
-        jdbc.execute("TRUNCATE s3p.job_locator, s3p.job_events");
+        jdbc.execute("TRUNCATE s3p.job_locator, s3p.job_events, s3p.workflows, s3p.workflow_jobs");
     }
 
     private AckOutcome single(String sql, Object... args) {
@@ -437,6 +538,15 @@ public class JobStore {
         catch (JacksonException ex) {
             throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
         }
+    }
+
+    private static SQLException sqlException(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                return sql;
+            }
+        }
+        return null;
     }
 
     private static Optional<UUID> parseUuid(String value) {

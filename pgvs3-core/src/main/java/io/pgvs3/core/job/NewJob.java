@@ -15,7 +15,7 @@ import io.pgvs3.core.error.Pgvs3Exception;
  */
 public record NewJob(String id, String type, String argsJson, QueueName queue, int priority, String metaJson,
         Instant scheduledAt, Instant expiresAt, Duration timeout, Duration visibilityTimeout, RetryPolicy retry,
-        String optionsJson, String extraJson) {
+        UniqueOptions unique, String optionsJson, String extraJson) {
 
     /** OJS job types: dot-separated lowercase segments. */
     public static final Pattern TYPE_PATTERN = Pattern.compile("^[a-z][a-z0-9_-]*(\\.[a-z][a-z0-9_-]*)*$");
@@ -73,6 +73,7 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
         private Duration timeout;
         private Duration visibilityTimeout;
         private RetryPolicy retry;
+        private UniqueOptions unique;
         private String optionsJson;
         private String extraJson;
 
@@ -135,6 +136,11 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
             return this;
         }
 
+        public Builder unique(UniqueOptions unique) {
+            this.unique = unique;
+            return this;
+        }
+
         public Builder options(String optionsJson) {
             this.optionsJson = optionsJson;
             return this;
@@ -147,7 +153,7 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
 
         public NewJob build() {
             return new NewJob(id, type, argsJson, queue, priority, metaJson, scheduledAt, expiresAt, timeout,
-                    visibilityTimeout, retry, optionsJson, extraJson);
+                    visibilityTimeout, retry, unique, optionsJson, extraJson);
         }
     }
 }

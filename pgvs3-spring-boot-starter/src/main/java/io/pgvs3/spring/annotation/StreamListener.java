@@ -33,7 +33,10 @@ public @interface StreamListener {
     /** Cooperative members sharing this consumer's batches in this application. */
     String concurrency() default "1";
 
-    /** Largest batch to receive at once; defaults to {@code pgvs3.listener.max-batch-size}. */
+    /**
+     * Largest batch to receive, and to hand to a batch listener, at once; defaults to
+     * {@code pgvs3.listener.max-batch-size}. A tick that holds more is received whole and handed over in chunks.
+     */
     String maxBatchSize() default "";
 
     /** Whether to start with the application; defaults to {@code pgvs3.listener.auto-startup}. */

@@ -25,8 +25,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * pgvs3's health: DOWN when the database does not answer within the timeout (the check runs on its own thread, so
  * a hung pool never hangs the health endpoint) or when maintenance has not completed a pass for too long on an
- * instance that runs it. Consumers lagging beyond the thresholds and the oldest holder of the xmin horizon (a
- * backend, replication slot or prepared transaction) are reported as details, with a warning when they would pin
+ * instance that runs it. Consumers lagging beyond the thresholds and the oldest holder of this database's xmin
+ * horizon (a backend or prepared transaction in this database, or a replication slot) are reported as details, with a warning when they would pin
  * vacuum; they do not take the instance out of service.
  */
 public class Pgvs3HealthIndicator implements HealthIndicator {
@@ -36,7 +36,7 @@ public class Pgvs3HealthIndicator implements HealthIndicator {
                 SELECT 'backend' AS kind, pid::text AS holder, age(backend_xmin) AS xmin_age,
                        xact_start AS started_at, query_start, state, left(query, 200) AS query
                 FROM pg_stat_activity
-                WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid()
+                WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid() AND datname = current_database()
                 UNION ALL
                 SELECT 'replication_slot', slot_name::text, greatest(age(xmin), age(catalog_xmin)),
                        NULL, NULL, CASE WHEN active THEN 'active' ELSE 'inactive' END, NULL
@@ -45,6 +45,7 @@ public class Pgvs3HealthIndicator implements HealthIndicator {
                 UNION ALL
                 SELECT 'prepared_transaction', gid, age(transaction), prepared, NULL, NULL, NULL
                 FROM pg_prepared_xacts
+                WHERE database = current_database()
             ) holders
             ORDER BY xmin_age DESC NULLS LAST
             LIMIT 1

@@ -4,9 +4,13 @@ import javax.sql.DataSource;
 
 import io.pgvs3.core.Resettable;
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.job.CronMaintenanceTask;
+import io.pgvs3.core.job.CronStore;
 import io.pgvs3.core.job.JobMaintenanceTask;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.JobStoreSettings;
+import io.pgvs3.core.job.WorkflowStore;
+import io.pgvs3.spring.web.jobs.JobRequests;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -14,7 +18,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Beans of the jobs view: the {@link JobStore}, its maintenance task and its part of the admin reset.
+ * Beans of the jobs view: the {@link JobStore}, the {@link CronStore}, their maintenance tasks and their part of the
+ * admin reset.
  */
 @Configuration(proxyBeanMethods = false)
 class Pgvs3JobsConfiguration {
@@ -35,7 +40,27 @@ class Pgvs3JobsConfiguration {
     }
 
     @Bean
-    Resettable pgvs3JobsResettable(JobStore store) {
-        return store::deleteAll;
+    @ConditionalOnMissingBean
+    CronStore pgvs3CronStore(DataSource dataSource, JobStore jobs) {
+        return new CronStore(new JdbcTemplate(dataSource), jobs, JobRequests::parse);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    WorkflowStore pgvs3WorkflowStore(DataSource dataSource, JobStore jobs) {
+        return new WorkflowStore(new JdbcTemplate(dataSource), jobs);
+    }
+
+    @Bean
+    CronMaintenanceTask pgvs3CronMaintenanceTask(CronStore crons) {
+        return new CronMaintenanceTask(crons);
+    }
+
+    @Bean
+    Resettable pgvs3JobsResettable(JobStore store, CronStore crons) {
+        return () -> {
+            crons.deleteAll();
+            store.deleteAll();
+        };
     }
 }

@@ -1,11 +1,16 @@
 package io.pgvs3.spring.autoconfigure;
 
+import io.pgvs3.core.job.CronStore;
 import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.job.WorkflowStore;
+import io.pgvs3.spring.web.jobs.CronController;
 import io.pgvs3.spring.web.jobs.DeadLetterController;
 import io.pgvs3.spring.web.jobs.JobController;
 import io.pgvs3.spring.web.jobs.JobErrorAdvice;
 import io.pgvs3.spring.web.jobs.JobEventController;
+import io.pgvs3.spring.web.jobs.JobQueueController;
 import io.pgvs3.spring.web.jobs.WorkerController;
+import io.pgvs3.spring.web.jobs.WorkflowController;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.context.annotation.Bean;
@@ -36,6 +41,21 @@ class Pgvs3JobsWebConfiguration {
     @Bean
     JobEventController pgvs3JobEventController(JobStore store, Pgvs3JsonMapper json) {
         return new JobEventController(store, json.mapper());
+    }
+
+    @Bean
+    JobQueueController pgvs3JobQueueController(JobStore store) {
+        return new JobQueueController(store);
+    }
+
+    @Bean
+    CronController pgvs3CronController(CronStore crons) {
+        return new CronController(crons);
+    }
+
+    @Bean
+    WorkflowController pgvs3WorkflowController(WorkflowStore workflows) {
+        return new WorkflowController(workflows);
     }
 
     @Bean

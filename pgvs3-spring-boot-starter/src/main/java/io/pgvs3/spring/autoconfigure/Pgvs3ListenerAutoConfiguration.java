@@ -34,7 +34,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * {@code @StreamListener} and {@code @JobHandler} support: the annotation post-processor, the container factory
  * and the registry that starts containers once the application is ready and stops them gracefully.
  */
-@AutoConfiguration(after = { Pgvs3AutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class })
+@AutoConfiguration(after = { Pgvs3AutoConfiguration.class, Pgvs3TemplateAutoConfiguration.class,
+        DataSourceTransactionManagerAutoConfiguration.class })
 @ConditionalOnBean(QueueCatalog.class)
 public class Pgvs3ListenerAutoConfiguration {
 

@@ -1,5 +1,6 @@
 package io.pgvs3.spring.autoconfigure;
 
+import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.core.JobTemplate;
@@ -16,6 +17,7 @@ import org.springframework.context.annotation.Bean;
  * {@link StreamTemplate} and {@link JobTemplate} on the stores of the application's {@code DataSource}.
  */
 @AutoConfiguration(after = Pgvs3AutoConfiguration.class)
+@ConditionalOnBean(QueueCatalog.class)
 public class Pgvs3TemplateAutoConfiguration {
 
     @Bean

@@ -26,8 +26,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Reads consumer lag and job depth per state from the database on a fixed interval, on a thread of its own, so
  * that gauges and the health indicator answer from memory and a metrics scrape never runs a query. Lag comes from
- * each queue's {@code stream_consumers()} (cursor rows and the sequence, no event scan); job depth from the
- * queue's {@code jobs} table grouped by state.
+ * each queue's {@code stream_consumers()} (cursor rows and the sequence, no event scan); job depth counts the
+ * unfinished states and the dead letters, each through the partial index that holds only that state's rows.
  */
 public class QueueStatsSampler implements SmartLifecycle {
 
@@ -95,10 +95,18 @@ public class QueueStatsSampler implements SmartLifecycle {
     }
 
     private Map<String, Long> jobDepth(String schema) {
+        String jobs = schema + ".jobs";
         Map<String, Long> depth = new LinkedHashMap<>();
-        jdbc.query("SELECT state::text, count(*) FROM " + schema + ".jobs GROUP BY state",
-                rs -> {
-                    depth.put(rs.getString(1), rs.getLong(2));
+        jdbc.query("SELECT (SELECT count(*) FROM " + jobs + " WHERE state = 'available'),"
+                + " (SELECT count(*) FROM " + jobs + " WHERE state = 'active'),"
+                + " (SELECT count(*) FROM " + jobs + " WHERE state = 'scheduled'),"
+                + " (SELECT count(*) FROM " + jobs + " WHERE state = 'retryable'),"
+                + " (SELECT count(*) FROM " + jobs + " WHERE dead_letter)", rs -> {
+                    depth.put("available", rs.getLong(1));
+                    depth.put("active", rs.getLong(2));
+                    depth.put("scheduled", rs.getLong(3));
+                    depth.put("retryable", rs.getLong(4));
+                    depth.put("dead_letter", rs.getLong(5));
                 });
         return depth;
     }

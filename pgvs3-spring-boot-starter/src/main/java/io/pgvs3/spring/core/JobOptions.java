@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.pgvs3.core.job.UniqueOptions;
+
 /**
  * Options of one enqueue, built fluently: {@code JobOptions.queue("emails").priority(5).delay(Duration.ofMinutes(1))}.
  * Unset options take the server's defaults (queue {@code default}, priority 0, immediate, default retry policy).
@@ -22,11 +24,11 @@ public final class JobOptions {
     private final String id;
     private final Integer maxAttempts;
     private final Retry retry;
-    private final Unique unique;
+    private final UniqueOptions unique;
     private final Map<String, Object> meta;
 
     private JobOptions(String queue, Integer priority, Duration delay, Instant scheduledAt, String id,
-            Integer maxAttempts, Retry retry, Unique unique, Map<String, Object> meta) {
+            Integer maxAttempts, Retry retry, UniqueOptions unique, Map<String, Object> meta) {
         this.queue = queue;
         this.priority = priority;
         this.delay = delay;
@@ -79,8 +81,11 @@ public final class JobOptions {
         return new JobOptions(queue, priority, delay, scheduledAt, id, retry.maxAttempts(), retry, unique, meta);
     }
 
-    /** Enqueues nothing new while an equal job (by the unique keys) exists within the period. */
-    public JobOptions unique(Unique unique) {
+    /**
+     * Makes the job unique in its queue: while an equal job (by the key parts, or an explicit key) is in one of the
+     * given states, the enqueue is rejected, ignored (answering the existing job) or replaces it.
+     */
+    public JobOptions unique(UniqueOptions unique) {
         return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
     }
 
@@ -118,7 +123,7 @@ public final class JobOptions {
         return retry;
     }
 
-    public Unique unique() {
+    public UniqueOptions unique() {
         return unique;
     }
 
@@ -135,14 +140,5 @@ public final class JobOptions {
      * @param maxInterval        longest wait
      */
     public record Retry(int maxAttempts, Duration initialInterval, double backoffCoefficient, Duration maxInterval) {
-    }
-
-    /**
-     * Uniqueness (OJS): which job fields make two jobs equal, and for how long.
-     *
-     * @param keys   fields compared: {@code type}, {@code queue}, {@code args}
-     * @param period how long an equal job blocks a new one; null for as long as it is not finished
-     */
-    public record Unique(java.util.List<String> keys, Duration period) {
     }
 }

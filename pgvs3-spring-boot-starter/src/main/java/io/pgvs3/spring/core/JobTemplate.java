@@ -2,9 +2,7 @@ package io.pgvs3.spring.core;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import io.pgvs3.core.job.Job;
@@ -90,16 +88,11 @@ public class JobTemplate {
         else if (options.maxAttempts() != null) {
             builder.retry(RetryPolicy.DEFAULT.withMaxAttempts(options.maxAttempts()));
         }
+        if (options.unique() != null) {
+            builder.unique(options.unique());
+        }
         if (!options.meta().isEmpty()) {
             builder.meta(json(options.meta()));
-        }
-        if (options.unique() != null) {
-            Map<String, Object> unique = new LinkedHashMap<>();
-            unique.put("keys", options.unique().keys());
-            if (options.unique().period() != null) {
-                unique.put("period", options.unique().period().toString());
-            }
-            builder.options(json(Map.of("unique", unique)));
         }
         return builder.build();
     }

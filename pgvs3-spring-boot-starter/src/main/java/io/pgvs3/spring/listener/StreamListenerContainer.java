@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.error.ErrorCode;
+import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.NackResult;
 import io.pgvs3.core.stream.ReceivedMessage;
@@ -222,8 +224,7 @@ public class StreamListenerContainer implements Pgvs3ListenerContainer {
                     signal.await(seen, polling.listenPollInterval().toNanos());
                     continue;
                 }
-                StreamBatch batch = store.receive(endpoint.queue(), endpoint.consumer(), member,
-                        endpoint.maxBatchSize());
+                StreamBatch batch = receive(member);
                 if (batch.batchId() == null || batch.messages().isEmpty()) {
                     if (batch.batchId() != null) {
                         store.ack(endpoint.queue(), batch.batchId());
@@ -252,6 +253,22 @@ public class StreamListenerContainer implements Pgvs3ListenerContainer {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * Receives the member's next batch. A batch is fixed by two tick snapshots and may hold more messages than the
+     * listener's batch size; it is then received whole (up to the store's ceiling) and handed over in chunks.
+     */
+    private StreamBatch receive(String member) {
+        try {
+            return store.receive(endpoint.queue(), endpoint.consumer(), member, endpoint.maxBatchSize());
+        }
+        catch (Pgvs3Exception ex) {
+            if (ex.code() != ErrorCode.BATCH_TOO_LARGE || endpoint.maxBatchSize() >= StreamStore.MAX_BATCH) {
+                throw ex;
+            }
+            return store.receive(endpoint.queue(), endpoint.consumer(), member, StreamStore.MAX_BATCH);
         }
     }
 
@@ -292,11 +309,16 @@ public class StreamListenerContainer implements Pgvs3ListenerContainer {
     }
 
     private List<Failure> handleBatch(List<ReceivedMessage> messages, long batchId) {
-        RuntimeException error = invoke(() -> adapter.onBatch(messages, batchId));
-        if (error == null) {
-            return List.of();
+        List<Failure> failures = new ArrayList<>();
+        int size = endpoint.maxBatchSize();
+        for (int from = 0; from < messages.size(); from += size) {
+            List<ReceivedMessage> chunk = messages.subList(from, Math.min(messages.size(), from + size));
+            RuntimeException error = invoke(() -> adapter.onBatch(chunk, batchId));
+            if (error != null) {
+                chunk.forEach(message -> failures.add(new Failure(message, error)));
+            }
         }
-        return messages.stream().map(message -> new Failure(message, error)).toList();
+        return failures;
     }
 
     private RuntimeException invoke(Runnable call) {

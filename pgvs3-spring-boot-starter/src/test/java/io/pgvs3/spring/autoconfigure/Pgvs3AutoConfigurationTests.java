@@ -10,6 +10,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.spring.annotation.Pgvs3ListenerAnnotationBeanPostProcessor;
+import io.pgvs3.spring.core.JobTemplate;
+import io.pgvs3.spring.core.StreamTemplate;
 import io.pgvs3.spring.listener.JsonStreamMessageConverter;
 import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
@@ -36,7 +38,8 @@ class Pgvs3AutoConfigurationTests {
 
     private static final AutoConfigurations PGVS3 = AutoConfigurations.of(Pgvs3AutoConfiguration.class,
             Pgvs3MaintenanceAutoConfiguration.class, Pgvs3WebAutoConfiguration.class,
-            Pgvs3TemplateAutoConfiguration.class, Pgvs3ListenerAutoConfiguration.class,
+            Pgvs3TemplateAutoConfiguration.class,
+            Pgvs3ListenerAutoConfiguration.class,
             Pgvs3MetricsAutoConfiguration.class, Pgvs3HealthAutoConfiguration.class);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -71,6 +74,8 @@ class Pgvs3AutoConfigurationTests {
             assertThat(context).hasSingleBean(Pgvs3ListenerAnnotationBeanPostProcessor.class);
             assertThat(context).hasSingleBean(Pgvs3ListenerContainerFactory.class);
             assertThat(context).hasSingleBean(Pgvs3ListenerEndpointRegistry.class);
+            assertThat(context).hasSingleBean(StreamTemplate.class);
+            assertThat(context).hasSingleBean(JobTemplate.class);
             assertThat(context).getBean(StreamMessageConverter.class).isInstanceOf(JsonStreamMessageConverter.class);
             assertThat(context).getBean(Pgvs3ListenerAutoConfiguration.BACK_OFF_BEAN_NAME, BackOff.class)
                     .isInstanceOf(ExponentialBackOff.class);
@@ -144,6 +149,14 @@ class Pgvs3AutoConfigurationTests {
                     assertThat(context).getBean(Pgvs3ListenerAutoConfiguration.BACK_OFF_BEAN_NAME)
                             .isSameAs(backOff);
                 });
+    }
+
+    @Test
+    void templatesBackOffForApplicationTemplates() {
+        runner.withBean("myStreams", StreamTemplate.class,
+                () -> new StreamTemplate(null, new tools.jackson.databind.json.JsonMapper(), null))
+                .run(context -> assertThat(context).getBean(StreamTemplate.class).isSameAs(
+                        context.getBean("myStreams")));
     }
 
     @Test

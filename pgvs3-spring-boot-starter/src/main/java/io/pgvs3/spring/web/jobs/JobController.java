@@ -1,10 +1,16 @@
 package io.pgvs3.spring.web.jobs;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
+import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.job.EnqueueOutcome;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.job.NewJob;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.http.HttpStatus;
@@ -22,18 +28,50 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class JobController {
 
+    static final int MAX_BATCH = 10_000;
+
     private final JobStore store;
 
     public JobController(JobStore store) {
         this.store = store;
     }
 
+    /** 201 with the new job; 200 with the existing one when a unique job was ignored on conflict. */
     @PostMapping("/ojs/v1/jobs")
     public ResponseEntity<Map<String, Object>> enqueue(@RequestBody(required = false) JsonNode body) {
-        Job job = store.enqueue(JobRequests.parse(body));
-        return ResponseEntity.status(HttpStatus.CREATED)
+        EnqueueOutcome outcome = store.enqueueOrGet(JobRequests.parse(body));
+        Job job = outcome.job();
+        return ResponseEntity.status(outcome.created() ? HttpStatus.CREATED : HttpStatus.OK)
                 .header("Location", "/ojs/v1/jobs/" + job.id())
                 .body(JobViews.job(job));
+    }
+
+    /** Enqueues {@code {"jobs": [...]}} atomically: every job is validated first, and all are inserted or none. */
+    @PostMapping("/ojs/v1/jobs/batch")
+    public ResponseEntity<Map<String, Object>> enqueueBatch(@RequestBody(required = false) JsonNode body) {
+        JobRequests.body(body);
+        JsonNode jobs = body.get("jobs");
+        if (jobs == null || !jobs.isArray() || jobs.isEmpty()) {
+            throw Pgvs3Exception.invalidRequest("'jobs' must be a non-empty array of job envelopes", "jobs");
+        }
+        if (jobs.size() > MAX_BATCH) {
+            throw new Pgvs3Exception(ErrorCode.BATCH_TOO_LARGE, "a batch holds at most " + MAX_BATCH + " jobs",
+                    Map.of("max_batch", MAX_BATCH));
+        }
+        List<NewJob> parsed = new ArrayList<>(jobs.size());
+        for (int i = 0; i < jobs.size(); i++) {
+            try {
+                parsed.add(JobRequests.parse(jobs.get(i)));
+            }
+            catch (Pgvs3Exception ex) {
+                Map<String, Object> details = new LinkedHashMap<>(ex.details());
+                details.put("index", i);
+                throw new Pgvs3Exception(ex.code(), "jobs[" + i + "]: " + ex.getMessage(), details);
+            }
+        }
+        List<Job> created = store.enqueueBatch(parsed);
+        return ResponseEntity.status(HttpStatus.CREATED)
+                .body(Map.of("jobs", created.stream().map(Job::envelope).toList(), "count", created.size()));
     }
 
     @GetMapping("/ojs/v1/jobs/{id}")

@@ -12,6 +12,7 @@ import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.NewJob;
 import io.pgvs3.core.job.RetryPolicy;
+import io.pgvs3.core.job.UniqueOptions;
 import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -105,6 +106,10 @@ public final class JobRequests {
         if (expires != null) {
             job.expiresAt(instant(expires, "options.expires_at"));
         }
+        JsonNode unique = options.get("unique");
+        if (unique != null && !unique.isNull()) {
+            job.unique(uniqueOptions(unique));
+        }
         JsonNode retry = options.has("retry") ? options.get("retry") : body.get("retry");
         if (retry != null && !retry.isNull()) {
             job.retry(retryPolicy(retry));
@@ -177,6 +182,49 @@ public final class JobRequests {
                 maxInterval, jitter != null && !jitter.isNull() ? jitter.booleanValue() : defaults.jitter(),
                 strategy != null ? strategy : defaults.backoffStrategy(), nonRetryable,
                 onExhaustion != null ? onExhaustion : defaults.onExhaustion());
+    }
+
+    /** Unique options from their OJS form; {@code period} as ISO-8601 or {@code period_ms}, {@code key} explicit. */
+    public static UniqueOptions uniqueOptions(JsonNode unique) {
+        if (!unique.isObject()) {
+            throw uniqueInvalid("'options.unique' must be an object", "options.unique");
+        }
+        List<String> keys = new ArrayList<>();
+        JsonNode keyParts = unique.get("keys");
+        if (keyParts != null && !keyParts.isNull()) {
+            if (!keyParts.isArray()) {
+                throw uniqueInvalid("unique.keys must be an array of strings", "options.unique.keys");
+            }
+            keyParts.forEach(part -> keys.add(part.asString()));
+        }
+        Set<String> states = new java.util.LinkedHashSet<>();
+        JsonNode stateList = unique.get("states");
+        if (stateList != null && !stateList.isNull()) {
+            if (!stateList.isArray()) {
+                throw uniqueInvalid("unique.states must be an array of states", "options.unique.states");
+            }
+            stateList.forEach(state -> states.add(state.asString()));
+        }
+        Duration period = null;
+        JsonNode iso = unique.get("period");
+        if (iso != null && !iso.isNull()) {
+            try {
+                period = Duration.parse(iso.asString());
+            }
+            catch (DateTimeParseException ex) {
+                throw uniqueInvalid("unique.period must be an ISO-8601 duration such as PT1H", "options.unique.period");
+            }
+        }
+        Long periodMs = JsonFields.optionalLong(unique, "period_ms");
+        if (period == null && periodMs != null) {
+            period = Duration.ofMillis(periodMs);
+        }
+        return new UniqueOptions(keys, JsonFields.optionalString(unique, "key"), period, states,
+                JsonFields.optionalString(unique, "on_conflict"));
+    }
+
+    private static Pgvs3Exception uniqueInvalid(String message, String field) {
+        return new Pgvs3Exception(ErrorCode.VALIDATION_ERROR, message, Map.of("field", field));
     }
 
     /** An ISO-8601 instant, or a duration from now written {@code +PT5S}. */

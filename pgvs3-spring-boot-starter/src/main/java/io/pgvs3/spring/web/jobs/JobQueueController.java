@@ -1,0 +1,39 @@
+package io.pgvs3.spring.web.jobs;
+
+import java.util.Map;
+
+import io.pgvs3.core.job.JobStore;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Job operations on a queue: {@code POST /ojs/v1/queues/{q}/pause} and {@code /resume} (fetch blocked, enqueue
+ * allowed), and {@code GET /ojs/v1/queues/{q}/stats} (jobs per state, counted cheaply).
+ */
+@RestController
+public class JobQueueController {
+
+    private final JobStore store;
+
+    public JobQueueController(JobStore store) {
+        this.store = store;
+    }
+
+    @PostMapping("/ojs/v1/queues/{queue}/pause")
+    public Map<String, Object> pause(@PathVariable String queue) {
+        return Map.of("queue", store.pause(queue));
+    }
+
+    @PostMapping("/ojs/v1/queues/{queue}/resume")
+    public Map<String, Object> resume(@PathVariable String queue) {
+        return Map.of("queue", store.resume(queue));
+    }
+
+    @GetMapping("/ojs/v1/queues/{queue}/stats")
+    public Map<String, Object> stats(@PathVariable String queue) {
+        return Map.of("queue", store.stats(queue));
+    }
+}

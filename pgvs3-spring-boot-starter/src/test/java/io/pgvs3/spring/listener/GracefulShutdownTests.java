@@ -1,0 +1,159 @@
+package io.pgvs3.spring.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.job.Job;
+import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.job.JobState;
+import io.pgvs3.spring.annotation.JobHandler;
+import io.pgvs3.spring.annotation.StreamListener;
+import io.pgvs3.spring.core.JobOptions;
+import io.pgvs3.spring.core.JobTemplate;
+import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.test.TestDatabase;
+import io.pgvs3.test.TestPostgres;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Stopping an application in the middle of work loses nothing and leaves no job waiting for its lease to expire.
+ */
+class GracefulShutdownTests {
+
+    private static final Set<String> completedJobs = ConcurrentHashMap.newKeySet();
+    private static final AtomicInteger runningJobs = new AtomicInteger();
+    private static final Set<Integer> seenEvents = ConcurrentHashMap.newKeySet();
+    private static volatile long jobMillis;
+
+    private final TestDatabase database = TestPostgres.get().newDatabase();
+
+    private final HikariDataSource dataSource = database.newDataSource(2);
+
+    /** Looks at jobs from outside the applications, which close their own pools. */
+    private JobStore observer(HikariDataSource dataSource) {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        return new JobStore(jdbc, new QueueCatalog(jdbc));
+    }
+
+    private ConfigurableApplicationContext start(String... more) {
+        List<String> args = new ArrayList<>(List.of(ListenerApplicationTests.properties(database,
+                "--spring.main.web-application-type=none", "--pgvs3.handler.visibility-timeout=5m",
+                "--pgvs3.handler.heartbeat-interval=1m", "--pgvs3.handler.prefetch=2")));
+        args.addAll(List.of(more));
+        return new SpringApplicationBuilder(ShutdownApp.class).run(args.toArray(String[]::new));
+    }
+
+    @AfterEach
+    void close() {
+        dataSource.close();
+    }
+
+    @Test
+    void jobsInFlightFinishAndTheRestAreReleasedAtOnce() {
+        jobMillis = 700;
+        ConfigurableApplicationContext first = start("--pgvs3.listener.shutdown-timeout=10s");
+        JobStore jobs = observer(dataSource);
+        JobTemplate template = first.getBean(JobTemplate.class);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            ids.add(template.enqueue("slow.job", i, JobOptions.queue("slow")).id());
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> runningJobs.get() == 2);
+        first.close();
+        List<Job> after = ids.stream().map(id -> jobs.get(id).orElseThrow()).toList();
+        assertThat(after).noneMatch(job -> job.state() == JobState.ACTIVE);
+        assertThat(after.stream().filter(job -> job.state() == JobState.COMPLETED).map(Job::id))
+                .containsExactlyInAnyOrderElementsOf(completedJobs).isNotEmpty();
+        assertThat(after).allMatch(job -> job.state() == JobState.COMPLETED || job.state() == JobState.AVAILABLE);
+
+        ConfigurableApplicationContext second = start();
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream()
+                    .allMatch(id -> jobs.get(id).orElseThrow().state() == JobState.COMPLETED));
+        }
+        finally {
+            second.close();
+        }
+    }
+
+    @Test
+    void aHandlerThatOutlivesTheTimeoutIsInterruptedAndItsJobReleased() {
+        jobMillis = 60_000;
+        ConfigurableApplicationContext first = start("--pgvs3.listener.shutdown-timeout=300ms");
+        JobStore jobs = observer(dataSource);
+        String id = first.getBean(JobTemplate.class).enqueue("slow.job", 1, JobOptions.queue("slow")).id();
+        await().atMost(Duration.ofSeconds(20)).until(() -> runningJobs.get() == 1);
+        long start = System.nanoTime();
+        first.close();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        Job job = jobs.get(id).orElseThrow();
+        assertThat(job.state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(job.attempt()).isZero();
+    }
+
+    @Test
+    void streamBatchesInFlightAreFinishedOrDeliveredAgain() {
+        jobMillis = 0;
+        ConfigurableApplicationContext first = start("--pgvs3.listener.shutdown-timeout=200ms");
+        StreamTemplate streams = first.getBean(StreamTemplate.class);
+        for (int i = 0; i < 200; i++) {
+            streams.append("events", "n", Map.of("n", i));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> seenEvents.size() > 5);
+        first.close();
+        ConfigurableApplicationContext second = start();
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> seenEvents.size() == 200);
+        }
+        finally {
+            second.close();
+        }
+    }
+
+    @SpringBootApplication
+    static class ShutdownApp {
+
+        @Bean
+        Handlers handlers() {
+            return new Handlers();
+        }
+    }
+
+    static class Handlers {
+
+        @JobHandler(type = "slow.job", queue = "slow", concurrency = "2")
+        void slow(int n, JobContext context) throws InterruptedException {
+            runningJobs.incrementAndGet();
+            try {
+                Thread.sleep(jobMillis);
+                completedJobs.add(context.id());
+            }
+            finally {
+                runningJobs.decrementAndGet();
+            }
+        }
+
+        @StreamListener(queue = "events", consumer = "slow-reader", maxBatchSize = "10")
+        void read(Map<String, Integer> event) throws InterruptedException {
+            Thread.sleep(30);
+            seenEvents.add(event.get("n"));
+        }
+    }
+}
