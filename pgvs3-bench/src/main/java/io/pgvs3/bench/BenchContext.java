@@ -69,7 +69,7 @@ public final class BenchContext {
     }
 
     static String format(double value) {
-        if (Math.abs(value) >= 100) {
+        if (Math.abs(value) >= 100 || value == Math.rint(value)) {
             return String.format("%,.0f", value);
         }
         if (Math.abs(value) >= 10) {

@@ -90,7 +90,7 @@ final class ReportWriter {
         for (Target target : targets) {
             OptionalDouble value = target.measured(results);
             md.append("| ").append(target.name()).append(" | ").append(target.goal()).append(" | ")
-                    .append(value.isPresent() ? BenchContext.format(value.getAsDouble()) + " " + target.unit() : "–")
+                    .append(value.isPresent() ? target.formatted(value.getAsDouble()) : "–")
                     .append(" | ").append(target.outcome(results)).append(" |\n");
         }
         md.append('\n');

@@ -28,6 +28,11 @@ public record Target(String name, String goal, String metric, String denominator
         return new Target(name, "≥ " + bound + "×", metric, denominator, bound, true, "×");
     }
 
+    /** The measured value as the report shows it. */
+    public String formatted(double value) {
+        return "×".equals(unit) ? String.format("%.2f×", value) : BenchContext.format(value) + " " + unit;
+    }
+
     public OptionalDouble measured(Results results) {
         return denominator == null ? results.median(metric) : results.medianRatio(metric, denominator);
     }

@@ -19,12 +19,15 @@ public final class StreamConsumeScenario implements Scenario {
 
     public static final List<Integer> CEILINGS = List.of(100, 1000);
     public static final int GROUP = 4;
+    public static final int SHORT_BACKLOG = 20_000;
 
     private static final String QUEUE = "bench-consume";
 
     public static String ceilingMetric(int ceiling) {
         return "streams.consume.ceiling" + ceiling;
     }
+
+    public static final String SHORT = "streams.consume.ceiling1000.short";
 
     public static final String FAN_OUT = "streams.consume.fanout" + GROUP + ".ceiling1000";
 
@@ -46,10 +49,12 @@ public final class StreamConsumeScenario implements Scenario {
                 A backlog is appended first (appends of N events, a tick after each, so that batches hold N \
                 events), then drained by `StreamStore.receive(queue, consumer, member, max)` + \
                 `StreamStore.ack(queue, batchId)` (two calls, two transactions, per batch), timed until every \
-                event is delivered. *Single consumer* at ceilings (`max`) 100 and 1000, one thread. *Fan-out*: %d \
+                event is delivered or the time limit passed (the settings column says which). *Single consumer* at \
+                ceilings (`max`) 100 and 1000, one thread, and at ceiling 1000 on a short backlog of %,d events \
+                (how the rate depends on how far the consumer lags). *Fan-out*: %d \
                 consumers each reading the whole backlog, one thread each; the rate counts every delivery. \
                 *Cooperative*: %d members of one consumer sharing the backlog, one thread each."""
-                .formatted(GROUP, GROUP);
+                .formatted(SHORT_BACKLOG, GROUP, GROUP);
     }
 
     @Override
@@ -59,6 +64,8 @@ public final class StreamConsumeScenario implements Scenario {
             drain(context, ceilingMetric(ceiling), "receive + ack, ceiling " + ceiling + ", 1 consumer", events,
                     ceiling, 1, false);
         }
+        drain(context, SHORT, "receive + ack, ceiling 1000, 1 consumer, short backlog",
+                context.options().scaled(SHORT_BACKLOG, 2_000), 1000, 1, false);
         drain(context, FAN_OUT, "receive + ack, ceiling 1000, " + GROUP + " fan-out consumers (all deliveries)",
                 context.options().scaled(200_000, 4_000), 1000, GROUP, false);
         drain(context, COOPERATIVE, "receive + ack, ceiling 1000, " + GROUP + " cooperative members of one consumer",
