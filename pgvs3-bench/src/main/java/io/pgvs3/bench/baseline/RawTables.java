@@ -39,6 +39,8 @@ public final class RawTables {
 
     private static final String INSERT_ONE = "INSERT INTO bench_commits (id, type, payload) VALUES (?, ?, ?::jsonb)";
 
+    private static final String NOTIFY = "SELECT pg_notify('bench_commits', 'new')";
+
     private RawTables() {
     }
 
@@ -81,15 +83,33 @@ public final class RawTables {
 
     /** One single-row INSERT committed on its own per step. */
     public static Load.Worker singleRowCommit(BenchDatabase database, boolean synchronousCommit) throws Exception {
+        return singleRowCommit(database, synchronousCommit, false);
+    }
+
+    /**
+     * One single-row INSERT per transaction; with {@code notify} the transaction also calls {@code pg_notify}, as
+     * queues do to wake their consumers. PostgreSQL serialises the commits of notifying transactions (a global lock
+     * is held from the notification queue insert until the commit record is flushed), so this is the commit limit
+     * of such a queue.
+     */
+    public static Load.Worker singleRowCommit(BenchDatabase database, boolean synchronousCommit, boolean notify)
+            throws Exception {
         Connection connection = database.connect(synchronousCommit);
+        connection.setAutoCommit(!notify);
         PreparedStatement insert = connection.prepareStatement(INSERT_ONE);
+        PreparedStatement notification = connection.prepareStatement(NOTIFY);
         return new Load.Worker() {
             @Override
             public long step() throws Exception {
                 insert.setString(1, Payloads.messageId());
                 insert.setString(2, Payloads.TYPE);
                 insert.setString(3, Payloads.json());
-                return insert.executeUpdate();
+                int rows = insert.executeUpdate();
+                if (notify) {
+                    notification.execute();
+                    connection.commit();
+                }
+                return rows;
             }
 
             @Override

@@ -31,6 +31,10 @@ public final class BaselineScenario implements Scenario {
         return "baseline.commit.c" + clients + "." + Sync.id(sync);
     }
 
+    public static String notifyCommitMetric(int clients, boolean sync) {
+        return "baseline.commit_notify.c" + clients + "." + Sync.id(sync);
+    }
+
     public static String skipLockedMetric(int count) {
         return "baseline.skiplocked.count" + count + ".w" + SKIP_LOCKED_WORKERS + ".sync_on";
     }
@@ -53,10 +57,19 @@ public final class BaselineScenario implements Scenario {
                 Plain JDBC, no pgvs3 code. *Multi-row INSERT*: one autocommitted `INSERT … SELECT FROM unnest(…)` \
                 of N events (id, type, %d-byte JSON payload) into a plain table with a `bigserial` primary key, \
                 one client: the write limit. *Single-row commit*: one `INSERT` per transaction, 1 and 8 clients: \
-                the commit limit. *SKIP LOCKED queue*: a backlog in one table (index on `(queue, id)`), %d workers \
+                the commit limit; the same with `pg_notify` in each transaction (as queues do to wake consumers): \
+                PostgreSQL holds a global lock from a notifying transaction's queue insert until its commit record \
+                is flushed, so notifying commits cannot share a flush. *SKIP LOCKED queue*: a backlog in one table (index on `(queue, id)`), %d workers \
                 each `SELECT … ORDER BY id LIMIT n FOR UPDATE SKIP LOCKED`, `DELETE … WHERE id = ANY(…)`, \
                 `COMMIT` — what users write themselves; jobs/s to drain the backlog."""
                 .formatted(Payloads.SIZE_BYTES, SKIP_LOCKED_WORKERS);
+    }
+
+    @Override
+    public List<io.pgvs3.bench.Comparison> comparisons() {
+        return Sync.BOTH.stream().map(sync -> new io.pgvs3.bench.Comparison("single-row commit with pg_notify ÷ "
+                + "without (8 clients, " + Sync.setting(sync) + ")", notifyCommitMetric(8, sync), commitMetric(8, sync)))
+                .toList();
     }
 
     @Override
@@ -79,6 +92,12 @@ public final class BaselineScenario implements Scenario {
                             + (clients == 1 ? " client" : " clients"), "commits/s", rate,
                             "clients=" + clients + " batch=1 " + Sync.setting(sync));
                 }
+                int clients = COMMIT_CLIENTS.get(COMMIT_CLIENTS.size() - 1);
+                RawTables.truncate(database);
+                double rate = Load.rate(clients, context.warmup(), context.measure(),
+                        index -> RawTables.singleRowCommit(database, sync, true));
+                context.record(notifyCommitMetric(clients, sync), "single-row INSERT + pg_notify + COMMIT, " + clients
+                        + " clients", "commits/s", rate, "clients=" + clients + " batch=1 " + Sync.setting(sync));
             }
         }
         for (int count : SKIP_LOCKED_COUNTS) {

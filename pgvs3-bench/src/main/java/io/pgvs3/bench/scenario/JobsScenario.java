@@ -93,6 +93,8 @@ public final class JobsScenario implements Scenario {
                     + " workers) ÷ single-row commit limit (8 clients)", httpMetric(count),
                     BaselineScenario.commitMetric(8, true)));
         }
+        comparisons.add(new Comparison("HTTP fetch + ack (count 1, " + HTTP_WORKERS + " workers) ÷ single-row commit "
+                + "with pg_notify (8 clients)", httpMetric(1), BaselineScenario.notifyCommitMetric(8, true)));
         comparisons.add(new Comparison("@JobHandler drain ÷ SKIP LOCKED queue drain (claim 100)", HANDLER_DRAIN,
                 BaselineScenario.skipLockedMetric(100)));
         comparisons.add(new Comparison("enqueue one job ÷ single-row commit (1 client, synchronous_commit=on)",

@@ -72,6 +72,10 @@ public final class StreamAppendScenario implements Scenario {
                         BaselineScenario.insertMetric(batch, sync)));
             }
         }
+        comparisons.add(new Comparison("HTTP append, 1 per request, " + HTTP_SINGLE_CLIENTS + " clients ÷ single-row "
+                + "commit (8 clients)", HTTP_SINGLE, BaselineScenario.commitMetric(8, true)));
+        comparisons.add(new Comparison("HTTP append, 1 per request, " + HTTP_SINGLE_CLIENTS + " clients ÷ single-row "
+                + "commit with pg_notify (8 clients)", HTTP_SINGLE, BaselineScenario.notifyCommitMetric(8, true)));
         comparisons.add(new Comparison("HTTP batch append of " + HTTP_BATCH + " ÷ multi-row INSERT of " + HTTP_BATCH,
                 HTTP_BATCH_METRIC, BaselineScenario.insertMetric(HTTP_BATCH, true)));
         return comparisons;
