@@ -1,0 +1,168 @@
+package io.pgvs3.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A plain closed-loop load generator: a number of threads, each with a worker of its own, call it as fast as they
+ * can; a worker's step returns how many items it completed.
+ */
+public final class Load {
+
+    private Load() {
+    }
+
+    /** One thread's share of the load; it owns its resources (connection, client) and closes them. */
+    public interface Worker extends AutoCloseable {
+
+        /** Does one unit of work and answers how many items it completed (0 when it found nothing to do). */
+        long step() throws Exception;
+
+        @Override
+        default void close() throws Exception {
+        }
+    }
+
+    @FunctionalInterface
+    public interface WorkerFactory {
+        Worker create(int index) throws Exception;
+    }
+
+    /** Items per second over {@code measure}, after {@code warmup} of the same load. */
+    public static double rate(int threads, Duration warmup, Duration measure, WorkerFactory factory) throws Exception {
+        LongAdder done = new LongAdder();
+        try (Threads running = Threads.start(threads, factory, done, () -> false)) {
+            running.awaitReady();
+            Thread.sleep(warmup.toMillis());
+            running.check();
+            long before = done.sum();
+            long start = System.nanoTime();
+            Thread.sleep(measure.toMillis());
+            long after = done.sum();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            running.check();
+            return (after - before) / seconds;
+        }
+    }
+
+    /**
+     * Runs until {@code total} items are done or {@code limit} has passed, whichever comes first; workers that find
+     * nothing to do back off briefly, so a backlog being drained by several threads finishes cleanly.
+     */
+    public static Drained drain(int threads, long total, Duration limit, WorkerFactory factory) throws Exception {
+        LongAdder done = new LongAdder();
+        try (Threads running = Threads.start(threads, factory, done, () -> done.sum() >= total)) {
+            running.awaitReady();
+            long start = System.nanoTime();
+            long deadline = start + limit.toNanos();
+            while (done.sum() < total && System.nanoTime() < deadline) {
+                running.check();
+                Thread.sleep(1);
+            }
+            long items = Math.min(total, done.sum());
+            double seconds = (System.nanoTime() - start) / 1e9;
+            running.check();
+            return new Drained(items, total, seconds);
+        }
+    }
+
+    /**
+     * What a drain did.
+     *
+     * @param items   items done within the limit
+     * @param total   items there were
+     * @param seconds time taken
+     */
+    public record Drained(long items, long total, double seconds) {
+
+        public double rate() {
+            return items / seconds;
+        }
+
+        public boolean complete() {
+            return items >= total;
+        }
+
+        /** For the settings column: what was drained, in how long. */
+        public String describe() {
+            return (complete() ? "drained " + total : "drained " + items + " of " + total + " (time limit)")
+                    + String.format(" in %.1f s", seconds);
+        }
+    }
+
+    private interface Finished {
+        boolean now();
+    }
+
+    private static final class Threads implements AutoCloseable {
+
+        private final List<Thread> threads = new ArrayList<>();
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final CountDownLatch ready;
+        private final CountDownLatch go = new CountDownLatch(1);
+
+        private Threads(int count) {
+            this.ready = new CountDownLatch(count);
+        }
+
+        static Threads start(int count, WorkerFactory factory, LongAdder done, Finished finished) {
+            Threads running = new Threads(count);
+            for (int i = 0; i < count; i++) {
+                int index = i;
+                Thread thread = new Thread(() -> running.work(index, factory, done, finished), "bench-load-" + i);
+                thread.setDaemon(true);
+                running.threads.add(thread);
+                thread.start();
+            }
+            return running;
+        }
+
+        private void work(int index, WorkerFactory factory, LongAdder done, Finished finished) {
+            try (Worker worker = factory.create(index)) {
+                ready.countDown();
+                go.await();
+                while (!stop.get() && !finished.now()) {
+                    long items = worker.step();
+                    if (items > 0) {
+                        done.add(items);
+                    }
+                    else {
+                        Thread.sleep(1);
+                    }
+                }
+            }
+            catch (Throwable ex) {
+                failure.compareAndSet(null, ex);
+                ready.countDown();
+            }
+        }
+
+        void awaitReady() throws Exception {
+            ready.await();
+            check();
+            go.countDown();
+        }
+
+        void check() {
+            Throwable ex = failure.get();
+            if (ex != null) {
+                throw new IllegalStateException("A load thread failed: " + ex, ex);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop.set(true);
+            go.countDown();
+            for (Thread thread : threads) {
+                thread.join(30_000);
+            }
+        }
+    }
+}

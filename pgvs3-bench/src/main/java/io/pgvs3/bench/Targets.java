@@ -1,0 +1,49 @@
+package io.pgvs3.bench;
+
+import java.util.List;
+
+import io.pgvs3.bench.scenario.BaselineScenario;
+import io.pgvs3.bench.scenario.BloatScenario;
+import io.pgvs3.bench.scenario.JobsScenario;
+import io.pgvs3.bench.scenario.StreamAppendScenario;
+import io.pgvs3.bench.scenario.StreamConsumeScenario;
+import io.pgvs3.bench.scenario.StreamLatencyScenario;
+
+/** The goals of the benchmark issue, in the order the report lists them. */
+final class Targets {
+
+    private Targets() {
+    }
+
+    static List<Target> all() {
+        return List.of(
+                Target.atLeast("Stream append, template, 1000 per call", StreamAppendScenario.templateMetric(1000, true),
+                        100_000, "events/s"),
+                Target.ratioAtLeast("Stream append, template, 1000 per call ÷ multi-row INSERT of 1000",
+                        StreamAppendScenario.templateMetric(1000, true), BaselineScenario.insertMetric(1000, true), 0.7),
+                Target.atLeast("Stream append over HTTP, 1000 per request", StreamAppendScenario.HTTP_BATCH_METRIC,
+                        40_000, "events/s"),
+                Target.atLeast("Stream consume, receive + ack, ceiling 1000", StreamConsumeScenario.ceilingMetric(1000),
+                        150_000, "events/s"),
+                Target.atMost("End-to-end stream latency at 1,000 events/s, p50", StreamLatencyScenario.P50, 5, "ms"),
+                Target.atMost("End-to-end stream latency at 1,000 events/s, p99", StreamLatencyScenario.P99, 50, "ms"),
+                Target.atLeast("Jobs drained by @JobHandler containers (no-op)", JobsScenario.HANDLER_DRAIN, 20_000,
+                        "jobs/s"),
+                Target.atLeast("Job batch enqueue, 1000 per call", JobsScenario.enqueueBatchMetric(true), 50_000,
+                        "jobs/s"),
+                Target.atMost("One-by-one enqueue → handler start, p50", JobsScenario.LATENCY_P50, 4, "ms"),
+                Target.ratioAtLeast("Jobs over HTTP, 8 workers, fetch count 1 ÷ single-row commit limit (8 clients)",
+                        JobsScenario.httpMetric(1), BaselineScenario.commitMetric(8, true), 1.0),
+                Target.ratioAtLeast("Jobs over HTTP, 8 workers, fetch count 100 ÷ single-row commit limit (8 clients)",
+                        JobsScenario.httpMetric(100), BaselineScenario.commitMetric(8, true), 1.0),
+                Target.atMost("Dead row versions per completed job (typical queues: 2)", JobsScenario.DEAD_PER_JOB, 2,
+                        "versions/job"),
+                Target.atMost("Event segments: dead tuples after the stream run", BloatScenario.eventDead(false), 0, "tuples"),
+                Target.atMost("Event segments: dead tuples after the stream run, snapshot held", BloatScenario.eventDead(true),
+                        0, "tuples"),
+                Target.ratioAtLeast("Streams with a held snapshot ÷ without", BloatScenario.streamsRate(true),
+                        BloatScenario.streamsRate(false), 0.9),
+                Target.ratioAtLeast("Jobs with a held snapshot ÷ without", BloatScenario.jobsRate(true),
+                        BloatScenario.jobsRate(false), 0.8));
+    }
+}

@@ -1,0 +1,257 @@
+package io.pgvs3.bench.scenario;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.pgvs3.bench.BenchContext;
+import io.pgvs3.bench.BenchDatabase;
+import io.pgvs3.bench.BenchOptions;
+import io.pgvs3.bench.Comparison;
+import io.pgvs3.bench.Latency;
+import io.pgvs3.bench.Load;
+import io.pgvs3.bench.Payloads;
+import io.pgvs3.bench.Scenario;
+import io.pgvs3.bench.TableStats;
+import io.pgvs3.bench.pgvs3.BenchApplication;
+import io.pgvs3.bench.pgvs3.Http;
+import io.pgvs3.bench.pgvs3.LatencyProbe;
+import io.pgvs3.bench.pgvs3.NoOpJobHandler;
+import io.pgvs3.bench.pgvs3.Paced;
+import io.pgvs3.spring.core.JobOptions;
+import io.pgvs3.spring.core.JobTemplate;
+import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Scenario 5: the jobs view — enqueue, fetch + ack over HTTP, {@code @JobHandler} containers, latency, and the
+ * row versions a job leaves behind.
+ */
+public final class JobsScenario implements Scenario {
+
+    public static final int HTTP_WORKERS = 8;
+    public static final List<Integer> HTTP_COUNTS = List.of(1, 100);
+    public static final int HANDLER_CONCURRENCY = 8;
+    public static final int HANDLER_PREFETCH = 256;
+    public static final int LATENCY_RATE = 200;
+    public static final int E2E_PRODUCERS = 4;
+
+    private static final String CONTAINER = "jobs." + NoOpJobHandler.QUEUE;
+
+    public static String enqueueSingleMetric(boolean sync) {
+        return "jobs.enqueue.single.c1." + Sync.id(sync);
+    }
+
+    public static String enqueueBatchMetric(boolean sync) {
+        return "jobs.enqueue.b1000.c1." + Sync.id(sync);
+    }
+
+    public static String httpMetric(int count) {
+        return "jobs.http.fetch_ack.count" + count + ".w" + HTTP_WORKERS + ".sync_on";
+    }
+
+    public static final String HANDLER_DRAIN = "jobs.handler.drain.c" + HANDLER_CONCURRENCY;
+    public static final String LATENCY_P50 = "jobs.latency.p50";
+    public static final String LATENCY_P99 = "jobs.latency.p99";
+    public static final String LATENCY_MAX = "jobs.latency.max";
+    public static final String END_TO_END = "jobs.e2e";
+    public static final String DEAD_PER_JOB = "jobs.dead_per_job";
+
+    @Override
+    public String id() {
+        return "jobs";
+    }
+
+    @Override
+    public String title() {
+        return "5. Jobs";
+    }
+
+    @Override
+    public String description(BenchOptions options) {
+        return """
+                *Enqueue*: `JobTemplate.enqueue` (one job per call) and `JobTemplate.enqueueAll` (1000 jobs, one \
+                atomic call), one thread, args `[payload]`. *HTTP*: a backlog, then %d worker threads each \
+                `POST /ojs/v1/workers/fetch` with `count` 1 or 100 and one `POST /ojs/v1/workers/ack` per job, \
+                until the backlog is done. *Handler containers*: one `@JobHandler` no-op method, \
+                `concurrency = %d`, `pgvs3.handler.prefetch = %d`, started on a backlog and timed until all \
+                jobs ran. *Latency*: one job per `JobTemplate.enqueue`, %d jobs/s open loop, from `enqueue` \
+                returning to the handler method being entered. *End to end*: %d producer threads enqueue one job \
+                per call while the container runs them; completed jobs/s. *Row versions per job*: \
+                `(n_tup_upd + n_tup_del)` of the job tables (`s3q_<queue>.jobs`, `s3p.job_locator`, \
+                `s3p.job_events`) after the handler drain, divided by the jobs."""
+                .formatted(HTTP_WORKERS, HANDLER_CONCURRENCY, HANDLER_PREFETCH, LATENCY_RATE, E2E_PRODUCERS);
+    }
+
+    @Override
+    public List<Comparison> comparisons() {
+        List<Comparison> comparisons = new ArrayList<>();
+        for (int count : HTTP_COUNTS) {
+            comparisons.add(new Comparison("HTTP fetch + ack (count " + count + ", " + HTTP_WORKERS
+                    + " workers) ÷ single-row commit limit (8 clients)", httpMetric(count),
+                    BaselineScenario.commitMetric(8, true)));
+        }
+        comparisons.add(new Comparison("HTTP fetch + ack (count 1, " + HTTP_WORKERS + " workers) ÷ single-row commit "
+                + "with pg_notify (8 clients)", httpMetric(1), BaselineScenario.notifyCommitMetric(8, true)));
+        comparisons.add(new Comparison("@JobHandler drain ÷ SKIP LOCKED queue drain (claim 100)", HANDLER_DRAIN,
+                BaselineScenario.skipLockedMetric(100)));
+        comparisons.add(new Comparison("enqueue one job ÷ single-row commit (1 client, synchronous_commit=on)",
+                enqueueSingleMetric(true), BaselineScenario.commitMetric(1, true)));
+        comparisons.add(new Comparison("enqueue 1000 jobs per call ÷ multi-row INSERT of 1000",
+                enqueueBatchMetric(true), BaselineScenario.insertMetric(1000, true)));
+        return comparisons;
+    }
+
+    @Override
+    public void run(BenchContext context) throws Exception {
+        JsonNode payload = new JsonMapper().readTree(Payloads.json());
+        JobOptions options = JobOptions.queue(NoOpJobHandler.QUEUE);
+        for (boolean sync : Sync.variants(context.options())) {
+            try (BenchDatabase database = context.newDatabase();
+                    BenchApplication.Running app = BenchApplication.start(database, sync, false,
+                            Map.of("pgvs3.listener.auto-startup", false))) {
+                JobTemplate jobs = app.bean(JobTemplate.class);
+                jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
+                context.resetStatements();
+                double rate = Load.rate(1, context.warmup(), context.measure(), index -> () -> {
+                    jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
+                    return 1;
+                });
+                context.record(enqueueSingleMetric(sync), "JobTemplate.enqueue, 1 job per call", "jobs/s", rate,
+                        "clients=1 batch=1 " + Sync.setting(sync));
+                context.profile(database, "enqueue single " + Sync.setting(sync));
+                List<JobTemplate.JobRequest> batch = new ArrayList<>();
+                for (int i = 0; i < 1000; i++) {
+                    batch.add(new JobTemplate.JobRequest(NoOpJobHandler.TYPE, payload, options));
+                }
+                context.resetStatements();
+                rate = Load.rate(1, context.warmup(), context.measure(), index -> () -> jobs.enqueueAll(batch).size());
+                context.record(enqueueBatchMetric(sync), "JobTemplate.enqueueAll, 1000 jobs per call", "jobs/s", rate,
+                        "clients=1 batch=1000 " + Sync.setting(sync));
+                context.profile(database, "enqueue batch " + Sync.setting(sync));
+            }
+        }
+        try (BenchDatabase database = context.newDatabase();
+                BenchApplication.Running app = BenchApplication.start(database, true, true,
+                        Map.of("pgvs3.listener.auto-startup", false))) {
+            JsonMapper mapper = new JsonMapper();
+            for (int count : HTTP_COUNTS) {
+                String queue = NoOpJobHandler.QUEUE + "-count" + count;
+                int backlog = count == 1 ? context.options().scaled(20_000, 100) : context.options().scaled(100_000, 500);
+                int filled = fill(app.bean(JobTemplate.class), payload, JobOptions.queue(queue), backlog,
+                        context.options().fillLimit());
+                context.resetStatements();
+                String fetch = "{\"queues\":[\"" + queue + "\"],\"count\":" + count + ",\"worker_id\":\"w%d\"}";
+                Load.Drained drained = Load.drain(HTTP_WORKERS, filled, context.options().drainLimit(), index -> {
+                    Http http = new Http(app.baseUrl());
+                    String body = fetch.formatted(index);
+                    return () -> {
+                        JsonNode fetched = mapper.readTree(http.post("/ojs/v1/workers/fetch", body));
+                        int acked = 0;
+                        for (JsonNode job : fetched.get("jobs")) {
+                            http.post("/ojs/v1/workers/ack", "{\"job_id\":\"" + job.get("id").asString()
+                                    + "\",\"worker_id\":\"w" + index + "\"}");
+                            acked++;
+                        }
+                        return acked;
+                    };
+                });
+                context.record(httpMetric(count), "HTTP fetch (count " + count + ") + ack per job, " + HTTP_WORKERS
+                        + " workers", "jobs/s", drained.rate(), "workers=" + HTTP_WORKERS + " count=" + count + " "
+                        + drained.describe() + " " + Sync.setting(true));
+                context.profile(database, "HTTP fetch+ack count " + count);
+            }
+        }
+        handlers(context, payload, options);
+    }
+
+    private void handlers(BenchContext context, JsonNode payload, JobOptions options) throws Exception {
+        LatencyProbe probe = new LatencyProbe();
+        Map<String, Object> properties = Map.of("pgvs3.listener.auto-startup", false, "pgvs3.handler.prefetch",
+                HANDLER_PREFETCH, "bench.jobs.concurrency", HANDLER_CONCURRENCY);
+        int backlog = context.options().scaled(100_000, 1_000);
+        long handled;
+        try (BenchDatabase database = context.newDatabase()) {
+            // the drain gets an application of its own: closing it makes the backends report their counters
+            try (BenchApplication.Running app = BenchApplication.start(database, true, false, properties,
+                    new NoOpJobHandler(probe))) {
+                int filled = fill(app.bean(JobTemplate.class), payload, options, backlog, context.options().fillLimit());
+                Pgvs3ListenerEndpointRegistry registry = app.bean(Pgvs3ListenerEndpointRegistry.class);
+                context.resetStatements();
+                long start = System.nanoTime();
+                registry.start(CONTAINER);
+                long deadline = start + context.options().drainLimit().toNanos();
+                while (probe.handled() < filled && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                Load.Drained drained = new Load.Drained(Math.min(filled, probe.handled()), filled,
+                        (System.nanoTime() - start) / 1e9);
+                context.record(HANDLER_DRAIN, "@JobHandler containers drain a backlog (no-op handler)", "jobs/s",
+                        drained.rate(), "concurrency=" + HANDLER_CONCURRENCY + " prefetch=" + HANDLER_PREFETCH + " "
+                                + drained.describe() + " " + Sync.setting(true));
+                context.profile(database, "@JobHandler drain");
+                registry.stop(CONTAINER);
+                handled = probe.handled();
+            }
+            var tables = TableStats.settled(database, "s3%");
+            context.record(DEAD_PER_JOB, "dead row versions per completed job, (n_tup_upd + n_tup_del) / jobs",
+                    "versions/job", (double) versions(tables) / handled, "jobs=" + handled + " "
+                            + tables.stream().filter(table -> table.name().startsWith("job"))
+                                    .map(table -> table.qualifiedName() + ": upd=" + table.updated() + " del="
+                                            + table.deleted()).toList());
+        }
+        try (BenchDatabase database = context.newDatabase();
+                BenchApplication.Running app = BenchApplication.start(database, true, false,
+                        Map.of("pgvs3.handler.prefetch", HANDLER_PREFETCH, "bench.jobs.concurrency",
+                                HANDLER_CONCURRENCY), new NoOpJobHandler(probe))) {
+            JobTemplate jobs = app.bean(JobTemplate.class);
+            jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
+            probe.awaitAllHandled(Duration.ofSeconds(30));
+            probe.reset();
+            long sent = Paced.run(LATENCY_RATE, Duration.ofSeconds(context.options().smoke() ? 1 : 10), 2, index -> {
+                String id = jobs.enqueue(NoOpJobHandler.TYPE, payload, options).id();
+                probe.committed(id, System.nanoTime());
+            });
+            probe.awaitAllHandled(Duration.ofSeconds(60));
+            Latency latency = probe.latency();
+            String settings = "rate=" + LATENCY_RATE + "/s jobs=" + sent + " concurrency=" + HANDLER_CONCURRENCY + " "
+                    + Sync.setting(true);
+            context.record(LATENCY_P50, "enqueue → @JobHandler entry, p50", "ms", latency.percentileMillis(50), settings);
+            context.record(LATENCY_P99, "enqueue → @JobHandler entry, p99", "ms", latency.percentileMillis(99), settings);
+            context.record(LATENCY_MAX, "enqueue → @JobHandler entry, max", "ms", latency.maxMillis(), settings);
+
+            long handledStart = probe.handled();
+            long t0 = System.nanoTime();
+            double rate = Load.rate(E2E_PRODUCERS, Duration.ZERO, context.measure(), index -> () -> {
+                jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
+                return 1;
+            });
+            double completed = (probe.handled() - handledStart) / ((System.nanoTime() - t0) / 1e9);
+            context.record(END_TO_END, "end to end: enqueue one per call + @JobHandler, jobs completed", "jobs/s",
+                    completed, "producers=" + E2E_PRODUCERS + " concurrency=" + HANDLER_CONCURRENCY + " enqueued "
+                            + Math.round(rate) + "/s " + Sync.setting(true));
+            context.profile(database, "end to end");
+        }
+    }
+
+    static long versions(List<TableStats.Table> tables) {
+        return tables.stream().filter(table -> table.name().startsWith("job"))
+                .mapToLong(table -> table.updated() + table.deleted()).sum();
+    }
+
+    /** Enqueues up to {@code count} jobs in batches of 1000, for at most {@code limit}; answers how many. */
+    static int fill(JobTemplate jobs, JsonNode payload, JobOptions options, int count, Duration limit) {
+        List<JobTemplate.JobRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            batch.add(new JobTemplate.JobRequest(NoOpJobHandler.TYPE, payload, options));
+        }
+        long deadline = System.nanoTime() + limit.toNanos();
+        int done = 0;
+        while (done < count && System.nanoTime() < deadline) {
+            done += jobs.enqueueAll(batch.subList(0, Math.min(1000, count - done))).size();
+        }
+        return done;
+    }
+}

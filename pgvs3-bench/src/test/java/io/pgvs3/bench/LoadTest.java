@@ -1,0 +1,41 @@
+package io.pgvs3.bench;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class LoadTest {
+
+    @Test
+    void drainStopsWhenAllItemsAreDone() throws Exception {
+        AtomicLong left = new AtomicLong(1_000);
+        Load.Drained drained = Load.drain(4, 1_000, Duration.ofSeconds(10),
+                index -> () -> left.getAndUpdate(n -> Math.max(0, n - 10)) > 0 ? 10 : 0);
+        assertThat(left.get()).isZero();
+        assertThat(drained.complete()).isTrue();
+        assertThat(drained.rate()).isPositive();
+    }
+
+    @Test
+    void drainReportsWhatWasDoneWithinTheLimit() throws Exception {
+        Load.Drained drained = Load.drain(2, 1_000_000, Duration.ofMillis(200), index -> () -> {
+            Thread.sleep(10);
+            return 1;
+        });
+        assertThat(drained.complete()).isFalse();
+        assertThat(drained.items()).isBetween(10L, 100L);
+        assertThat(drained.seconds()).isGreaterThanOrEqualTo(0.2);
+        assertThat(drained.describe()).contains("time limit");
+    }
+
+    @Test
+    void aFailingWorkerFailsTheMeasurement() {
+        assertThatThrownBy(() -> Load.rate(2, Duration.ofMillis(50), Duration.ofMillis(50), index -> () -> {
+            throw new IllegalStateException("boom");
+        })).hasMessageContaining("boom");
+    }
+}
