@@ -67,6 +67,13 @@ public class QueueCatalog {
                 SUMMARY, limit, offset);
     }
 
+    /** One page of queues by name, each with its paused flag and estimated row counts (see {@link QueueOverview}). */
+    public List<QueueOverview> overview(int limit, int offset) {
+        return jdbc.query("SELECT name, schema_name, created_at, paused, estimated_jobs, estimated_stream_events"
+                + " FROM s3p.queue_overview(?, ?)", (rs, row) -> new QueueOverview(rs.getString(1), rs.getString(2),
+                        rs.getTimestamp(3).toInstant(), rs.getBoolean(4), rs.getLong(5), rs.getLong(6)), limit, offset);
+    }
+
     public List<String> names() {
         return jdbc.queryForList("SELECT name FROM s3p.queues ORDER BY name", String.class);
     }
