@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
+import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.ErrorCode;
@@ -318,7 +319,7 @@ public class JobStore {
         if (reported.detailsJson() != null) {
             errorJson.set("details", parse(reported.detailsJson(), "error.details"));
         }
-        AckOutcome outcome = single("SELECT n.job::text, n.ok FROM s3p.nack_job(?, ?, ?::jsonb, ?) n",
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('nack', ?, ?, ?::jsonb, ?) a",
                 id, workerId, errorJson.toString(), requeue);
         if (outcome == null) {
             throw jobNotFound(jobId);
@@ -373,7 +374,7 @@ public class JobStore {
 
     /** Cancels a job that is not yet terminal, including an active one; 409 {@code conflict} for a terminal job. */
     public Job cancel(String jobId) {
-        AckOutcome outcome = single("SELECT c.job::text, c.ok FROM s3p.cancel_job(?) c", jobUuid(jobId));
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('cancel', ?) a", jobUuid(jobId));
         if (outcome == null) {
             throw jobNotFound(jobId);
         }
@@ -390,7 +391,8 @@ public class JobStore {
 
     /** Gives an active job back at once, unprocessed (its attempt does not count); for a worker shutting down. */
     public Job release(String jobId, String workerId) {
-        AckOutcome outcome = single("SELECT r.job::text, r.ok FROM s3p.release_job(?, ?) r", jobUuid(jobId), workerId);
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('release', ?, ?) a", jobUuid(jobId),
+                workerId);
         if (outcome == null) {
             throw jobNotFound(jobId);
         }
@@ -409,7 +411,7 @@ public class JobStore {
 
     /** Makes a dead-lettered job available again with its attempt count reset. */
     public Job retryDeadLetter(String jobId) {
-        AckOutcome outcome = single("SELECT r.job::text, r.ok FROM s3p.retry_dead_letter_job(?) r", jobUuid(jobId));
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('retry_dead_letter', ?) a", jobUuid(jobId));
         if (outcome == null) {
             throw Pgvs3Exception.notFound("job " + jobId + " is not in the dead-letter list");
         }
@@ -417,7 +419,7 @@ public class JobStore {
     }
 
     public Job deleteDeadLetter(String jobId) {
-        AckOutcome outcome = single("SELECT d.job::text, d.ok FROM s3p.delete_dead_letter_job(?) d", jobUuid(jobId));
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('delete_dead_letter', ?) a", jobUuid(jobId));
         if (outcome == null) {
             throw Pgvs3Exception.notFound("job " + jobId + " is not in the dead-letter list");
         }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.regex.Pattern;
 
+import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
 
