@@ -232,6 +232,7 @@ public class JobStore {
         if (count < 1 || count > MAX_FETCH_COUNT) {
             throw Pgvs3Exception.invalidRequest("count must be between 1 and " + MAX_FETCH_COUNT, "count");
         }
+        NewJob.requirePositiveDuration(visibilityTimeout, "visibility_timeout_ms");
         String[] names = queues.stream().map(q -> QueueName.of(q).value()).distinct().toArray(String[]::new);
         List<Job> jobs = new ArrayList<>();
         jdbc.query(connection -> {
@@ -335,6 +336,7 @@ public class JobStore {
      * job's own visibility timeout or the default.
      */
     public HeartbeatResult heartbeat(String workerId, List<String> jobIds, Duration visibilityTimeout) {
+        NewJob.requirePositiveDuration(visibilityTimeout, "visibility_timeout_ms");
         List<UUID> ids = new ArrayList<>();
         for (String jobId : jobIds == null ? List.<String>of() : jobIds) {
             parseUuid(jobId).ifPresent(ids::add);
