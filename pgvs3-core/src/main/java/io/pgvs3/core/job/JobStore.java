@@ -28,6 +28,8 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import org.postgresql.util.PSQLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -52,6 +54,8 @@ public class JobStore {
     public static final int STATS_CAP = 100_000;
 
     private static final String UNIQUE_CONFLICT = "PV409";
+
+    private static final Logger log = LoggerFactory.getLogger(JobStore.class);
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
@@ -450,7 +454,8 @@ public class JobStore {
 
     /**
      * One maintenance step over every queue: execution timeouts, expired leases, due jobs, TTL expiry and retention
-     * pruning per queue (each in its own short transaction), then old events and orphaned locator rows.
+     * pruning per queue (each in its own short transaction; a queue that fails is logged and skipped), then old
+     * events and orphaned locator rows.
      */
     public long maintain() {
         long handled = 0;
@@ -463,8 +468,9 @@ public class JobStore {
                 handled += count == null ? 0 : count;
             }
             catch (DataAccessException ex) {
+                // one queue that cannot be maintained must not stall the leases, retries and pruning of the others
                 if (!QueueCatalog.isMissingNamespace(ex)) {
-                    throw ex;
+                    log.warn("Maintenance of the jobs of queue {} failed: {}", name, ex.getMessage());
                 }
             }
         }
