@@ -2,6 +2,7 @@ package io.pgvs3.core.job;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,5 +26,17 @@ class JobMaintenanceTest extends JobStoreTestSupport {
         store.maintain();
 
         assertThat(store.get(leased.id())).map(Job::state).contains(JobState.AVAILABLE);
+    }
+
+    @Test
+    void eventsWriteNoWalButTheirIdsSurviveACrashRestart() {
+        assertThat(jdbc.queryForObject("SELECT relpersistence::text FROM pg_class WHERE oid = 's3p.job_events'::regclass",
+                String.class)).isEqualTo("u");
+        assertThat(jdbc.queryForObject("SELECT relpersistence::text FROM pg_class WHERE oid = 's3p.job_event_ids'::regclass",
+                String.class)).isEqualTo("p");
+        Job job = store.enqueue(NewJob.builder("test.events").queue("events").build());
+        assertThat(store.events(Set.of(), Set.of("events"), 0, 10))
+                .extracting(JobEvent::type).containsExactly("job.enqueued");
+        assertThat(store.events(Set.of(), Set.of("events"), 0, 10).get(0).jobId()).isEqualTo(job.id());
     }
 }
