@@ -58,6 +58,7 @@ class JobBadInputTest extends ServerTestSupport {
                 post("/ojs/v1/workers/fetch", "{\"queues\":[\"odd\"],\"count\":2.5}", 400),
                 post("/ojs/v1/workers/fetch", Map.of("queues", List.of("odd"), "count", "3"), 400),
                 post("/ojs/v1/workers/fetch", Map.of("queues", "odd"), 400),
+                post("/ojs/v1/workers/fetch", Map.of("queues", List.of()), 400),
                 post("/ojs/v1/workers/fetch", Map.of("queues", List.of(1)), 400),
                 post("/ojs/v1/workers/fetch", Map.of("queues", List.of("Not A Queue")), 400),
                 post("/ojs/v1/workers/heartbeat", Map.of("job_ids", List.of("x"), "visibility_timeout_ms", Long.MAX_VALUE),
