@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -197,7 +198,10 @@ class SharedQueueTest extends ServerTestSupport {
         assertThat(http.delete("/ojs/v1/queues/" + QUEUE).status()).isEqualTo(404);
     }
 
-    /** The statistics behind the estimated counts reach the server's backends within seconds. */
+    /**
+     * The statistics behind the estimated counts reach the server's backends within seconds; an autovacuum ANALYZE
+     * may replace the running count by a sampled estimate, so a count within 10% is what "estimated" promises.
+     */
     private void assertEstimatedCounts(long jobs, long streamEvents) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         JsonNode counts;
@@ -205,10 +209,14 @@ class SharedQueueTest extends ServerTestSupport {
             Thread.sleep(200);
             counts = http.get("/ojs/v1/queues").json().path("queues").get(0).path("estimated_counts");
         }
-        while ((counts.path("jobs").asLong() != jobs || counts.path("stream_events").asLong() != streamEvents)
+        while (!(near(counts.path("jobs").asLong(), jobs) && near(counts.path("stream_events").asLong(), streamEvents))
                 && System.nanoTime() < deadline);
-        assertThat(counts.path("jobs").asLong()).as("%s", counts).isEqualTo(jobs);
-        assertThat(counts.path("stream_events").asLong()).as("%s", counts).isEqualTo(streamEvents);
+        assertThat(counts.path("jobs").asLong()).as("%s", counts).isCloseTo(jobs, withinPercentage(10));
+        assertThat(counts.path("stream_events").asLong()).as("%s", counts).isCloseTo(streamEvents, withinPercentage(10));
+    }
+
+    private static boolean near(long actual, long expected) {
+        return Math.abs(actual - expected) <= expected / 10;
     }
 
     /**
