@@ -39,6 +39,14 @@ public final class StreamMaintenanceTask implements MaintenanceTask {
                 (streams, queue) -> streams.moveDueRetries(queue, RETRY_BATCH));
     }
 
+    /**
+     * Makes a tick for every queue with subscribers and new events, which keeps the batches of lagging consumers
+     * about one pass of appends long. Delivery never depends on it.
+     */
+    public static StreamMaintenanceTask ticker(QueueCatalog catalog, StreamStore store) {
+        return new StreamMaintenanceTask("stream-ticker", catalog, store, StreamStore::tick);
+    }
+
     /** Rotates every log whose current segment is retention / 2 old. */
     public static StreamMaintenanceTask rotation(QueueCatalog catalog, StreamStore store) {
         return new StreamMaintenanceTask("stream-rotation", catalog, store,
