@@ -610,12 +610,14 @@ BEGIN
 END
 $fn$;
 
--- Makes a tick when the queue has subscribers and events the latest tick does not see; called by maintenance so
--- that a consumer that lags while producers append finds a batch boundary every pass instead of one span holding
--- everything since its cursor. An optimisation only: receives make the ticks delivery needs. Skips (returns 0) in
--- a transaction that has written or does not take a fresh snapshot per statement, and when a receive is making a
--- tick. Returns 1 when it made one.
-CREATE OR REPLACE FUNCTION @schema@.stream_tick()
+-- Makes a tick when the queue has subscribers and at least p_min_seqs sequence numbers were drawn since the latest
+-- tick, of which some are visible events; called by maintenance so that a consumer that lags while producers
+-- append finds a batch boundary about every p_min_seqs events (or every pass, when appends are faster) instead of
+-- one span holding everything since its cursor. Fewer new events are left to the next receive, which makes a
+-- fresh tick itself, so up-to-date consumers keep getting everything in one batch. An optimisation only: receives
+-- make the ticks delivery needs. Skips (returns 0) in a transaction that has written or does not take a fresh
+-- snapshot per statement, and when a receive is making a tick. Returns 1 when it made one.
+CREATE OR REPLACE FUNCTION @schema@.stream_tick(p_min_seqs integer)
 RETURNS integer
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -623,7 +625,9 @@ DECLARE
     v_to     pg_snapshot;
 BEGIN
     IF pg_current_xact_id_if_assigned() IS NOT NULL OR current_setting('transaction_isolation') <> 'read committed'
-       OR NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions) THEN
+       OR NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions)
+       OR (SELECT sq.last_value FROM @schema@.stream_seq sq)
+          < (SELECT t.max_seq FROM @schema@.stream_ticks t ORDER BY t.tick_id DESC LIMIT 1) + greatest(p_min_seqs, 1) THEN
         RETURN 0;
     END IF;
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());

@@ -272,15 +272,16 @@ public class StreamStore {
     }
 
     /**
-     * Makes a tick of the queue when it has subscribers and events its latest tick does not see, so that consumers
-     * that lag find batch boundaries at most one maintenance pass apart. Delivery does not depend on it: receives
-     * make the ticks they need. Returns 1 when a tick was made; 0 when none was needed, or when called inside a
-     * transaction that has written or is not {@code READ COMMITTED}.
+     * Makes a tick of the queue when it has subscribers and at least {@code minEvents} sequence numbers were drawn
+     * since its latest tick (some of them visible events), so that consumers that lag find batch boundaries about
+     * that many events apart. Delivery does not depend on it: receives make the ticks they need. Returns 1 when a
+     * tick was made; 0 when none was needed, or when called inside a transaction that has written or is not
+     * {@code READ COMMITTED}.
      */
-    public int tick(String queue) {
+    public int tick(String queue, int minEvents) {
         QueueName name = QueueName.of(queue);
         return existing(name, () -> jdbc.queryForObject(
-                "SELECT " + function(name, "stream_tick") + "()", Integer.class));
+                "SELECT " + function(name, "stream_tick") + "(?)", Integer.class, minEvents));
     }
 
     /** Moves due retries of one queue back into its log; returns how many moved. */

@@ -35,16 +35,15 @@ class StreamLagTest extends StreamTestSupport {
         String queue = "ticked";
         jdbc.queryForObject("SELECT s3p.ensure_queue_schema(?)", String.class, queue);
         List<String> expected = new ArrayList<>(ids(appendMany(queue, 10)));
-        assertThat(streams.tick(queue)).isZero(); // no tick without subscribers
+        assertThat(streams.tick(queue, 10)).isZero(); // no tick without subscribers
         streams.subscribe(queue, "slow", null);
-        assertThat(streams.tick(queue)).isOne(); // the subscriber starts at the floor tick, before those 10
-        assertThat(streams.tick(queue)).isZero(); // nothing new
+        assertThat(streams.tick(queue, 11)).isZero(); // fewer new events than asked for
+        assertThat(streams.tick(queue, 10)).isOne(); // the subscriber starts at the floor tick, before those 10
+        assertThat(streams.tick(queue, 1)).isZero(); // nothing new
         int ticks = 0;
         for (int i = 0; i < 50; i++) {
             expected.addAll(ids(appendMany(queue, 100)));
-            if (i % 5 == 4) {
-                ticks += streams.tick(queue);
-            }
+            ticks += streams.tick(queue, 500);
         }
         assertThat(ticks).isEqualTo(10);
         List<String> received = new ArrayList<>();
@@ -68,7 +67,7 @@ class StreamLagTest extends StreamTestSupport {
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             expected.addAll(ids(appendMany(queue, 1000)));
-            streams.tick(queue);
+            streams.tick(queue, 100);
         }
         StreamBatch first = streams.receive(queue, "c", null, 3000);
         assertThat(ids(first)).containsExactlyElementsOf(expected.subList(0, 3000));
