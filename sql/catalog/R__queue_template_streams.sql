@@ -107,6 +107,8 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_ticks (
 CREATE TABLE IF NOT EXISTS @schema@.stream_ticks_0 PARTITION OF @schema@.stream_ticks FOR VALUES IN (0);
 CREATE TABLE IF NOT EXISTS @schema@.stream_ticks_1 PARTITION OF @schema@.stream_ticks FOR VALUES IN (1);
 CREATE INDEX IF NOT EXISTS stream_ticks_tick ON @schema@.stream_ticks (tick_id);
+-- Ticks by how many sequence numbers they saw: a receive picks the newest tick whose span fits its max from here.
+CREATE INDEX IF NOT EXISTS stream_ticks_seq ON @schema@.stream_ticks (max_seq, tick_id);
 
 -- One row per consumer (a fan-out cursor, or the group cursor of cooperative members). Its metadata rows refer
 -- to sub_id, so a consumer that unsubscribes and subscribes again starts clean; compaction drops the old rows.
@@ -280,28 +282,38 @@ BEGIN
 END
 $fn$;
 
--- Appends messages atomically: parallel arrays, one element per message. Every event carries its transaction id,
--- which is what ticks compare. Listeners on the channel named like the schema are woken when this commits.
+-- Appends messages atomically: parallel arrays, one element per message, payloads and headers as JSON text (cast
+-- once by the INSERT, far cheaper than binding jsonb[]); p_headers null when no message has headers. Every event
+-- carries its transaction id, which is what ticks compare. Returns one row: the sequence numbers in the order of
+-- the arguments, and the insert time. Listeners on the channel named like the schema are woken when this commits.
+DROP FUNCTION IF EXISTS @schema@.stream_append(text[], text[], jsonb[], jsonb[]);
 CREATE OR REPLACE FUNCTION @schema@.stream_append(
-    p_ids text[], p_types text[], p_payloads jsonb[], p_headers jsonb[])
-RETURNS TABLE (event_id text, seq bigint, type text, created_at timestamptz)
+    p_ids text[], p_types text[], p_payloads text[], p_headers text[])
+RETURNS TABLE (seqs bigint[], created_at timestamptz)
 LANGUAGE plpgsql AS $fn$
 DECLARE
     v_count   integer := coalesce(cardinality(p_ids), 0);
     v_segment smallint;
+    v_seqs    bigint[];
 BEGIN
     IF v_count = 0 OR v_count > 1000 OR v_count <> coalesce(cardinality(p_types), 0)
-       OR v_count <> coalesce(cardinality(p_payloads), 0) OR v_count <> coalesce(cardinality(p_headers), 0) THEN
+       OR v_count <> coalesce(cardinality(p_payloads), 0)
+       OR (p_headers IS NOT NULL AND v_count <> cardinality(p_headers)) THEN
         RAISE EXCEPTION 'an append holds between 1 and 1000 messages' USING ERRCODE = 'S3400';
     END IF;
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
     SELECT c.current_segment INTO v_segment FROM @schema@.stream_config c;
-    RETURN QUERY
-    INSERT INTO @schema@.stream_events AS e (segment, seq, event_id, type, payload, headers)
-    SELECT v_segment, nextval('@schema@.stream_seq'), m.id, m.type, m.payload, coalesce(m.headers, '{}'::jsonb)
-    FROM unnest(p_ids, p_types, p_payloads, p_headers) AS m(id, type, payload, headers)
-    RETURNING e.event_id, e.seq, e.type, e.created_at;
+    -- nextval is evaluated after the sort, so sequence numbers follow the argument order
+    WITH inserted AS (
+        INSERT INTO @schema@.stream_events AS e (segment, seq, event_id, type, payload, headers)
+        SELECT v_segment, nextval('@schema@.stream_seq'), m.id, m.type, m.payload::jsonb,
+               coalesce(m.headers::jsonb, '{}'::jsonb)
+        FROM unnest(p_ids, p_types, p_payloads, p_headers) WITH ORDINALITY AS m(id, type, payload, headers, ord)
+        ORDER BY m.ord
+        RETURNING e.seq)
+    SELECT array_agg(i.seq ORDER BY i.seq) INTO v_seqs FROM inserted i;
     PERFORM pg_notify(@schema@.stream_channel(), 'stream');
+    RETURN QUERY SELECT v_seqs, now();
 END
 $fn$;
 
@@ -317,6 +329,37 @@ LANGUAGE sql STABLE AS $fn$
             AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
           ORDER BY e.seq
           LIMIT p_limit) d
+$fn$;
+
+-- How many events are visible in p_to but not in p_from: the size of that batch.
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_count(p_from pg_snapshot, p_to pg_snapshot)
+RETURNS bigint
+LANGUAGE sql STABLE AS $fn$
+    SELECT count(*)
+    FROM @schema@.stream_events e
+    WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
+      AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+$fn$;
+
+-- The end tick of the next batch from p_start: the newest tick whose sequence numbers fit p_max (max_seq grows
+-- with tick ids, so this is one short index range), else the nearest newer tick. Sequence numbers only estimate a
+-- span's size (an event may commit after a tick that saw a higher number, a rolled-back append uses numbers), so
+-- the caller checks the span it gets.
+CREATE OR REPLACE FUNCTION @schema@.stream_end_tick(p_start bigint, p_start_seq bigint, p_max integer)
+RETURNS bigint
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_end bigint;
+BEGIN
+    SELECT t.tick_id INTO v_end FROM @schema@.stream_ticks t
+    WHERE t.max_seq >= p_start_seq AND t.max_seq <= p_start_seq + p_max AND t.tick_id > p_start
+    ORDER BY t.max_seq DESC, t.tick_id DESC
+    LIMIT 1;
+    IF v_end IS NULL THEN
+        SELECT min(t.tick_id) INTO v_end FROM @schema@.stream_ticks t WHERE t.tick_id > p_start;
+    END IF;
+    RETURN v_end;
+END
 $fn$;
 
 -- Whether events committed after p_from are visible to the calling statement.
@@ -437,9 +480,11 @@ $fn$;
 
 -- Receives the next batch of a consumer (member '' when not cooperative). An outstanding batch of the member is
 -- returned again. Otherwise the batch runs from the group's allocation cursor (the end of its newest outstanding
--- batch, else last_tick) to the latest tick; a tick is made only when there is none newer and new events are
--- visible, and never inside a transaction that has written (its snapshot would count its own rows) or that
--- does not take a fresh snapshot per statement. An empty result has a null batch_id and no message columns.
+-- batch, else last_tick) to the newest tick whose span fits p_max, else to the nearest newer tick; a tick is made
+-- only when there is none newer and new events are visible, and never inside a transaction that has written (its
+-- snapshot would count its own rows) or that does not take a fresh snapshot per statement. When even the nearest
+-- span holds more than p_max events, S3413 is raised with DETAIL {"batch_size": n, "max": p_max}: receiving with a
+-- max of at least n takes it. An empty result has a null batch_id and no message columns.
 CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload jsonb, headers jsonb, retry_count integer, created_at timestamptz)
@@ -455,11 +500,13 @@ DECLARE
     v_near     bigint;
     v_batch    bigint;
     v_from     pg_snapshot;
+    v_from_seq bigint;
     v_to       pg_snapshot;
     v_seqs     bigint[];
+    v_size     bigint;
 BEGIN
-    IF p_max IS NULL OR p_max < 1 THEN
-        RAISE EXCEPTION 'max must be at least 1' USING ERRCODE = 'S3400';
+    IF p_max IS NULL OR p_max < 1 OR p_max > 100000 THEN
+        RAISE EXCEPTION 'max must be between 1 and 100000' USING ERRCODE = 'S3400';
     END IF;
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
 
@@ -497,7 +544,7 @@ BEGIN
         RETURN;
     END IF;
     v_start := @schema@.stream_next_tick(v_sub, v_last);
-    SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
+    SELECT t.snapshot, t.max_seq INTO v_from, v_from_seq FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
     SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
     IF v_end <= v_start AND v_can_tick THEN
         PERFORM pg_advisory_xact_lock(@schema@.stream_tick_key());
@@ -521,10 +568,13 @@ BEGIN
         RETURN;
     END IF;
 
+    -- The end tick is chosen by sequence numbers before any snapshot difference is computed, so a receive reads
+    -- about p_max events however long the backlog behind the latest tick is.
+    v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
     SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
     v_seqs := @schema@.stream_diff_seqs(v_from, v_to, p_max + 1);
     IF cardinality(v_seqs) > p_max THEN
-        -- the nearest newer tick may hold a batch that fits when the latest does not
+        -- the nearest newer tick may hold a batch that fits when the estimated one does not
         SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
         IF v_near < v_end THEN
             v_end := v_near;
@@ -532,8 +582,9 @@ BEGIN
             v_seqs := @schema@.stream_diff_seqs(v_from, v_to, p_max + 1);
         END IF;
         IF cardinality(v_seqs) > p_max THEN
-            RAISE EXCEPTION 'the next batch of consumer % holds more than % messages', p_consumer, p_max
-                USING ERRCODE = 'S3413';
+            v_size := @schema@.stream_diff_count(v_from, v_to);
+            RAISE EXCEPTION 'the next batch of consumer % holds % messages, more than max %', p_consumer, v_size, p_max
+                USING ERRCODE = 'S3413', DETAIL = json_build_object('batch_size', v_size, 'max', p_max)::text;
         END IF;
     END IF;
 
@@ -556,6 +607,45 @@ BEGIN
     FROM @schema@.stream_events e
     WHERE e.txid >= pg_snapshot_xmin(v_from) AND e.txid < pg_snapshot_xmax(v_to) AND e.seq = ANY (v_seqs)
     ORDER BY e.seq;
+END
+$fn$;
+
+-- Makes a tick when the queue has subscribers and at least p_min_seqs sequence numbers were drawn since the latest
+-- tick, of which some are visible events; called by maintenance so that a consumer that lags while producers
+-- append finds a batch boundary about every p_min_seqs events (or every pass, when appends are faster) instead of
+-- one span holding everything since its cursor. Fewer new events are left to the next receive, which makes a
+-- fresh tick itself, so up-to-date consumers keep getting everything in one batch. An optimisation only: receives
+-- make the ticks delivery needs. Skips (returns 0) in a transaction that has written or does not take a fresh
+-- snapshot per statement, and when a receive is making a tick. Returns 1 when it made one.
+CREATE OR REPLACE FUNCTION @schema@.stream_tick(p_min_seqs integer)
+RETURNS integer
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_latest pg_snapshot;
+    v_to     pg_snapshot;
+BEGIN
+    IF pg_current_xact_id_if_assigned() IS NOT NULL OR current_setting('transaction_isolation') <> 'read committed'
+       OR NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions)
+       OR (SELECT sq.last_value FROM @schema@.stream_seq sq)
+          < (SELECT t.max_seq FROM @schema@.stream_ticks t ORDER BY t.tick_id DESC LIMIT 1) + greatest(p_min_seqs, 1) THEN
+        RETURN 0;
+    END IF;
+    PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
+    IF NOT pg_try_advisory_xact_lock(@schema@.stream_tick_key()) THEN
+        RETURN 0;
+    END IF;
+    SELECT t.snapshot INTO v_latest FROM @schema@.stream_ticks t ORDER BY t.tick_id DESC LIMIT 1;
+    -- captured by a statement that starts after the tick lock is held
+    v_to := pg_current_snapshot();
+    IF NOT EXISTS (SELECT 1 FROM @schema@.stream_events e
+                   WHERE e.txid >= pg_snapshot_xmin(v_latest) AND e.txid < pg_snapshot_xmax(v_to)
+                     AND pg_visible_in_snapshot(e.txid, v_to) AND NOT pg_visible_in_snapshot(e.txid, v_latest)) THEN
+        RETURN 0;
+    END IF;
+    INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
+    VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_tick_seq'), v_to,
+            (SELECT sq.last_value FROM @schema@.stream_seq sq));
+    RETURN 1;
 END
 $fn$;
 

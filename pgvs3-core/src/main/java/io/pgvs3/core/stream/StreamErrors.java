@@ -5,6 +5,9 @@ import java.util.Map;
 
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
+import org.postgresql.util.PSQLException;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.dao.DataAccessException;
 
@@ -26,6 +29,10 @@ final class StreamErrors {
             "22P05", "payload contains a character PostgreSQL cannot store (such as \\u0000)",
             "22021", "payload contains an invalid character");
 
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final TypeReference<Map<String, Object>> DETAILS = new TypeReference<>() {
+    };
+
     private StreamErrors() {
     }
 
@@ -37,7 +44,7 @@ final class StreamErrors {
         }
         ErrorCode code = RAISED.get(sql.getSQLState());
         if (code != null) {
-            return new Pgvs3Exception(code, serverMessage(sql), Map.of(), ex);
+            return new Pgvs3Exception(code, serverMessage(sql), details(sql), ex);
         }
         String payload = PAYLOAD.get(sql.getSQLState());
         if (payload != null) {
@@ -55,8 +62,19 @@ final class StreamErrors {
         return null;
     }
 
+    /** The JSON object a function put in the error's DETAIL (batch_too_large carries batch_size and max). */
+    private static Map<String, Object> details(SQLException sql) {
+        if (sql instanceof PSQLException psql && psql.getServerErrorMessage() != null) {
+            String detail = psql.getServerErrorMessage().getDetail();
+            if (detail != null && detail.startsWith("{")) {
+                return JSON.readValue(detail, DETAILS);
+            }
+        }
+        return Map.of();
+    }
+
     private static String serverMessage(SQLException sql) {
-        if (sql instanceof org.postgresql.util.PSQLException psql && psql.getServerErrorMessage() != null) {
+        if (sql instanceof PSQLException psql && psql.getServerErrorMessage() != null) {
             return psql.getServerErrorMessage().getMessage();
         }
         return sql.getMessage();

@@ -20,6 +20,9 @@ public final class StreamMaintenanceTask implements MaintenanceTask {
 
     private static final int RETRY_BATCH = 1000;
 
+    /** New events after which the ticker makes a tick: compaction keeps a tick about every 100 events too. */
+    static final int TICK_EVERY = 100;
+
     private final String name;
     private final QueueCatalog catalog;
     private final StreamStore store;
@@ -37,6 +40,16 @@ public final class StreamMaintenanceTask implements MaintenanceTask {
     public static StreamMaintenanceTask retries(QueueCatalog catalog, StreamStore store) {
         return new StreamMaintenanceTask("stream-retries", catalog, store,
                 (streams, queue) -> streams.moveDueRetries(queue, RETRY_BATCH));
+    }
+
+    /**
+     * Makes a tick for every queue with subscribers and at least {@value #TICK_EVERY} new events since its latest
+     * tick, which keeps the batches of lagging consumers about that long (or one pass of appends). Delivery never
+     * depends on it.
+     */
+    public static StreamMaintenanceTask ticker(QueueCatalog catalog, StreamStore store) {
+        return new StreamMaintenanceTask("stream-ticker", catalog, store,
+                (streams, queue) -> streams.tick(queue, TICK_EVERY));
     }
 
     /** Rotates every log whose current segment is retention / 2 old. */

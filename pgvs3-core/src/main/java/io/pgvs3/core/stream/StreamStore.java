@@ -4,7 +4,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.sql.Types;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,8 +38,15 @@ import org.springframework.jdbc.core.ResultSetExtractor;
  */
 public class StreamStore {
 
-    /** Most messages one append or receive may carry. */
+    /** Most messages one append may carry. */
     public static final int MAX_BATCH = 1000;
+
+    /**
+     * The highest {@code max} a receive accepts. A batch is the span between two ticks and can hold more events than
+     * a consumer usually asks for (a consumer that lagged while producers appended); a receive with a smaller
+     * {@code max} then fails with {@code batch_too_large}, whose details carry the {@code batch_size} to ask for.
+     */
+    public static final int MAX_RECEIVE = 100_000;
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
@@ -66,6 +75,7 @@ public class StreamStore {
         String[] types = new String[size];
         String[] payloads = new String[size];
         String[] headers = new String[size];
+        boolean anyHeaders = false;
         for (int i = 0; i < size; i++) {
             NewStreamMessage message = messages.get(i);
             if (message == null) {
@@ -80,22 +90,37 @@ public class StreamStore {
             ids[i] = message.id() != null ? message.id() : UuidV7.next().toString();
             types[i] = message.type();
             payloads[i] = message.payloadJson();
-            headers[i] = JSON.writeValueAsString(message.headers());
+            if (message.headers() != null && !message.headers().isEmpty()) {
+                headers[i] = JSON.writeValueAsString(message.headers());
+                anyHeaders = true;
+            }
         }
-        String sql = "SELECT event_id, seq, type, created_at FROM " + function(name, "stream_append")
-                + "(?, ?, ?::jsonb[], ?::jsonb[])";
+        boolean withHeaders = anyHeaders;
+        String sql = "SELECT seqs, created_at FROM " + function(name, "stream_append")
+                + "(?::text[], ?::text[], ?::text[], ?::text[])";
         PreparedStatementCreator statement = connection -> {
             PreparedStatement ps = connection.prepareStatement(sql);
             ps.setArray(1, connection.createArrayOf("text", ids));
             ps.setArray(2, connection.createArrayOf("text", types));
             ps.setArray(3, connection.createArrayOf("text", payloads));
-            ps.setArray(4, connection.createArrayOf("text", headers));
+            if (withHeaders) {
+                ps.setArray(4, connection.createArrayOf("text", headers));
+            }
+            else {
+                ps.setNull(4, Types.ARRAY);
+            }
             return ps;
         };
-        List<AppendResult> results = creating(name, () -> jdbc.query(statement, (rs, row) -> new AppendResult(
-                rs.getString("event_id"), rs.getLong("seq"), rs.getString("type"),
-                rs.getTimestamp("created_at").toInstant())));
-        return results.stream().sorted(java.util.Comparator.comparingLong(AppendResult::seq)).toList();
+        return creating(name, () -> jdbc.query(statement, rs -> {
+            rs.next();
+            Long[] seqs = (Long[]) rs.getArray(1).getArray();
+            Instant createdAt = rs.getTimestamp(2).toInstant();
+            List<AppendResult> results = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                results.add(new AppendResult(ids[i], seqs[i], types[i], createdAt));
+            }
+            return results;
+        }));
     }
 
     /**
@@ -122,8 +147,9 @@ public class StreamStore {
 
     /**
      * Receives the consumer's next batch (for cooperative consumption, the member's). An outstanding batch is
-     * returned again; {@code max} is a ceiling: a larger next batch fails with {@code batch_too_large} and changes
-     * nothing.
+     * returned again; {@code max} (1 to {@link #MAX_RECEIVE}) is a ceiling: a larger next batch fails with
+     * {@code batch_too_large} and changes nothing, and the error's details hold its {@code batch_size}, so that a
+     * receive with that {@code max} takes it.
      */
     public StreamBatch receive(String queue, String consumer, String member, int max) {
         QueueName name = QueueName.of(queue);
@@ -131,8 +157,8 @@ public class StreamStore {
         if (member != null) {
             requireName(member, "member");
         }
-        if (max < 1 || max > MAX_BATCH) {
-            throw Pgvs3Exception.invalidRequest("max must be between 1 and " + MAX_BATCH, "max");
+        if (max < 1 || max > MAX_RECEIVE) {
+            throw Pgvs3Exception.invalidRequest("max must be between 1 and " + MAX_RECEIVE, "max");
         }
         String sql = "SELECT * FROM " + function(name, "stream_receive") + "(?, ?, ?)";
         ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
@@ -243,6 +269,19 @@ public class StreamStore {
         QueueName name = QueueName.of(queue);
         return RotationOutcome.of(existing(name, () -> jdbc.queryForObject(
                 "SELECT " + function(name, "stream_rotate") + "(?)", String.class, force)));
+    }
+
+    /**
+     * Makes a tick of the queue when it has subscribers and at least {@code minEvents} sequence numbers were drawn
+     * since its latest tick (some of them visible events), so that consumers that lag find batch boundaries about
+     * that many events apart. Delivery does not depend on it: receives make the ticks they need. Returns 1 when a
+     * tick was made; 0 when none was needed, or when called inside a transaction that has written or is not
+     * {@code READ COMMITTED}.
+     */
+    public int tick(String queue, int minEvents) {
+        QueueName name = QueueName.of(queue);
+        return existing(name, () -> jdbc.queryForObject(
+                "SELECT " + function(name, "stream_tick") + "(?)", Integer.class, minEvents));
     }
 
     /** Moves due retries of one queue back into its log; returns how many moved. */

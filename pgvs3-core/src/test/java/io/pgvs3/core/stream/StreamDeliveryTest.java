@@ -159,8 +159,10 @@ class StreamDeliveryTest extends StreamTestSupport {
         long cursor = count("SELECT \"s3q_too-large\".stream_cursor_tick(sub_id) FROM \"s3q_too-large\".stream_subscriptions"
                 + " WHERE consumer = 'c'");
         assertThatThrownBy(() -> streams.receive(queue, "c", null, 4))
-                .isInstanceOfSatisfying(Pgvs3Exception.class,
-                        ex -> assertThat(ex.code()).isEqualTo(ErrorCode.BATCH_TOO_LARGE));
+                .isInstanceOfSatisfying(Pgvs3Exception.class, ex -> {
+                    assertThat(ex.code()).isEqualTo(ErrorCode.BATCH_TOO_LARGE);
+                    assertThat(ex.details()).containsEntry("batch_size", 5).containsEntry("max", 4);
+                });
         assertThat(count("SELECT \"s3q_too-large\".stream_cursor_tick(sub_id) FROM \"s3q_too-large\".stream_subscriptions"
                 + " WHERE consumer = 'c'"))
                 .isEqualTo(cursor);
@@ -281,12 +283,13 @@ class StreamDeliveryTest extends StreamTestSupport {
     }
 
     static String appendRaw(Connection connection, String queue, String id) throws Exception {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT event_id FROM \"s3q_" + queue
-                + "\".stream_append(ARRAY[?], ARRAY['t'], ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])")) {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT cardinality(seqs) FROM \"s3q_" + queue
+                + "\".stream_append(ARRAY[?], ARRAY['t'], ARRAY['{}'], NULL)")) {
             ps.setString(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return rs.getString(1);
+                assertThat(rs.getInt(1)).isEqualTo(1);
+                return id;
             }
         }
     }

@@ -45,7 +45,7 @@ class StreamBadInputTest extends ServerTestSupport {
                 post("/ojs/v1/queues/bad/consumers", Map.of("consumer", "x", "from_tick", 99999), 404, "not_found"),
                 post("/ojs/v1/queues/bad/receive", Map.of("consumer", "nobody"), 404, "not_found"),
                 post("/ojs/v1/queues/bad/receive", Map.of("consumer", "c", "max", 0), 400, "invalid_request"),
-                post("/ojs/v1/queues/bad/receive", Map.of("consumer", "c", "max", 1001), 400, "invalid_request"),
+                post("/ojs/v1/queues/bad/receive", Map.of("consumer", "c", "max", 100_001), 400, "invalid_request"),
                 post("/ojs/v1/queues/bad/receive", Map.of("consumer", "c", "max", "ten"), 400, "invalid_request"),
                 post("/ojs/v1/queues/bad/receive", Map.of("consumer", "c", "wait_ms", -1), 400, "invalid_request"),
                 post("/ojs/v1/queues/missing/receive", Map.of("consumer", "c"), 404, "not_found"),

@@ -1,5 +1,6 @@
 package io.pgvs3.server.streams;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -128,10 +129,47 @@ class StreamRoutesTest extends ServerTestSupport {
         Response tooLarge = http.post("/ojs/v1/queues/big/receive", Map.of("consumer", "c", "max", 2));
         assertThat(tooLarge.status()).isEqualTo(413);
         assertThat(tooLarge.errorCode()).isEqualTo("batch_too_large");
+        assertThat(tooLarge.json().path("error").path("details").path("batch_size").asInt()).isEqualTo(3);
+        assertThat(tooLarge.json().path("error").path("details").path("max").asInt()).isEqualTo(2);
         JsonNode consumer = http.get("/ojs/v1/queues/big/consumers").json().path("consumers").get(0);
         assertThat(consumer.path("batches")).isEmpty();
         assertThat(http.post("/ojs/v1/queues/big/receive", Map.of("consumer", "c", "max", 3)).json()
                 .path("messages")).hasSize(3);
+    }
+
+    @Test
+    void consumerThatLaggedBehindThousandsOfEventsDrainsThemAll() {
+        http.post("/ojs/v1/queues/lagging/consumers", Map.of("consumer", "slow"));
+        List<Integer> expected = new ArrayList<>();
+        for (int call = 0; call < 40; call++) {
+            List<Map<String, Object>> messages = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                expected.add(call * 100 + i);
+                messages.add(Map.of("type", "t", "payload", call * 100 + i));
+            }
+            assertThat(http.post("/ojs/v1/queues/lagging/messages/batch", Map.of("messages", messages)).status())
+                    .isEqualTo(201);
+        }
+        List<Integer> received = new ArrayList<>();
+        int max = 1000;
+        while (true) {
+            Response response = http.post("/ojs/v1/queues/lagging/receive", Map.of("consumer", "slow", "max", max));
+            if (response.status() == 413) {
+                max = response.json().path("error").path("details").path("batch_size").asInt();
+                assertThat(max).isGreaterThan(1000);
+                continue;
+            }
+            assertThat(response.status()).as(response.toString()).isEqualTo(200);
+            JsonNode batch = response.json();
+            if (batch.path("messages").isEmpty()) {
+                break;
+            }
+            batch.path("messages").forEach(message -> received.add(message.path("payload").asInt()));
+            assertThat(http.post("/ojs/v1/streams/ack", Map.of("queue", "lagging", "batch_id",
+                    batch.path("batch_id").asLong())).status()).isEqualTo(200);
+            max = 1000;
+        }
+        assertThat(received).containsExactlyElementsOf(expected);
     }
 
     @Test

@@ -40,6 +40,12 @@ class Pgvs3StreamsConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean(name = "pgvs3StreamTickerTask")
+    MaintenanceTask pgvs3StreamTickerTask(QueueCatalog catalog, StreamStore streams) {
+        return StreamMaintenanceTask.ticker(catalog, streams);
+    }
+
+    @Bean
     @ConditionalOnMissingBean(name = "pgvs3StreamRotationTask")
     MaintenanceTask pgvs3StreamRotationTask(QueueCatalog catalog, StreamStore streams) {
         return StreamMaintenanceTask.rotation(catalog, streams);

@@ -183,18 +183,33 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
 
     /**
      * Receives the member's next batch. A batch is fixed by two tick snapshots and may hold more messages than the
-     * listener's batch size; it is then received whole (up to the store's ceiling) and handed over in chunks.
+     * listener's batch size (a consumer that lagged while producers appended); it is then received whole, with the
+     * size the {@code batch_too_large} error reports (at most {@link StreamStore#MAX_RECEIVE}), and handed over in
+     * chunks. The next batch can change between the two receives (another member took it), hence the few attempts.
      */
     private StreamBatch receive(String member) {
-        try {
-            return store.receive(endpoint.queue(), endpoint.consumer(), member, endpoint.maxBatchSize());
-        }
-        catch (Pgvs3Exception ex) {
-            if (ex.code() != ErrorCode.BATCH_TOO_LARGE || endpoint.maxBatchSize() >= StreamStore.MAX_BATCH) {
-                throw ex;
+        int max = endpoint.maxBatchSize();
+        for (int attempt = 0;; attempt++) {
+            try {
+                return store.receive(endpoint.queue(), endpoint.consumer(), member, max);
             }
-            return store.receive(endpoint.queue(), endpoint.consumer(), member, StreamStore.MAX_BATCH);
+            catch (Pgvs3Exception ex) {
+                int needed = neededCeiling(ex);
+                if (ex.code() != ErrorCode.BATCH_TOO_LARGE || needed <= max || attempt >= 3) {
+                    throw ex;
+                }
+                log.debug("Stream listener {} receives a batch of {} messages from {} in chunks of {}", endpoint.id(),
+                        needed, endpoint.queue(), endpoint.maxBatchSize());
+                max = needed;
+            }
         }
+    }
+
+    /** The ceiling a {@code batch_too_large} error asks for, bounded by the store's: its batch_size when known. */
+    private static int neededCeiling(Pgvs3Exception ex) {
+        Object size = ex.details().get("batch_size");
+        long needed = size instanceof Number number ? number.longValue() : StreamStore.MAX_RECEIVE;
+        return (int) Math.min(needed, StreamStore.MAX_RECEIVE);
     }
 
     private void process(StreamBatch batch) {

@@ -206,6 +206,27 @@ class ListenerApplicationTests {
     }
 
     @Test
+    void aListenerThatLaggedBehindThousandsOfEventsDrainsThemAllInChunks() {
+        Pgvs3ListenerEndpointRegistry registry = context.getBean(Pgvs3ListenerEndpointRegistry.class);
+        registry.pause("lagging.listener");
+        sleep(300);
+        List<Integer> expected = new ArrayList<>();
+        for (int call = 0; call < 50; call++) {
+            List<OutgoingMessage> messages = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                expected.add(call * 100 + i);
+                messages.add(OutgoingMessage.of("n", Map.of("n", call * 100 + i)));
+            }
+            streams.appendAll("lagging", messages);
+        }
+        registry.resume("lagging.listener");
+        await().atMost(Duration.ofSeconds(60)).until(() -> listeners.lagging.size() >= expected.size());
+        assertThat(listeners.lagging).containsExactlyElementsOf(expected);
+        // every batch spans at least one append of 100: received whole, handed over in chunks of the listener's 50
+        assertThat(listeners.laggingChunks).allMatch(size -> size <= 50).contains(50);
+    }
+
+    @Test
     void theRegistryPausesResumesAndWakesContainersById() {
         Pgvs3ListenerEndpointRegistry registry = context.getBean(Pgvs3ListenerEndpointRegistry.class);
         assertThat(registry.getContainerIds()).contains("orders.billing", "orders.audit", "shared.workers",
@@ -380,6 +401,15 @@ class ListenerApplicationTests {
         @StreamListener(queue = "outbox", consumer = "relay")
         void relay(Order order) {
             outbox.add(order.id());
+        }
+
+        final List<Integer> lagging = new CopyOnWriteArrayList<>();
+        final List<Integer> laggingChunks = new CopyOnWriteArrayList<>();
+
+        @StreamListener(id = "lagging.listener", queue = "lagging", consumer = "behind", maxBatchSize = "50")
+        void lag(List<StreamMessage<Map<String, Integer>>> batch) {
+            laggingChunks.add(batch.size());
+            batch.forEach(message -> lagging.add(message.payload().get("n")));
         }
 
         @StreamListener(queue = "wakeup", consumer = "sleeper")

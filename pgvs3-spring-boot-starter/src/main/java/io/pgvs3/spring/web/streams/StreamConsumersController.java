@@ -79,7 +79,7 @@ public class StreamConsumersController {
         if (member != null) {
             StreamRequests.name(member, "member");
         }
-        int max = StreamRequests.intInRange(body, "max", DEFAULT_MAX, 1, StreamStore.MAX_BATCH);
+        int max = StreamRequests.intInRange(body, "max", DEFAULT_MAX, 1, StreamStore.MAX_RECEIVE);
         Long waitMs = JsonFields.optionalLong(body, "wait_ms");
         if (waitMs != null && waitMs < 0) {
             throw Pgvs3Exception.invalidRequest("'wait_ms' must not be negative", "wait_ms");

@@ -1,0 +1,109 @@
+package io.pgvs3.core.stream;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.pgvs3.core.error.ErrorCode;
+import io.pgvs3.core.error.Pgvs3Exception;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Consumers that fall behind producers: batch sizes, the 413 that names the ceiling needed, and the ticker. */
+class StreamLagTest extends StreamTestSupport {
+
+    @Test
+    void consumerThatLaggedBehindThousandsOfEventsDrainsThemAll() {
+        String queue = "lagging";
+        streams.subscribe(queue, "slow", null);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            expected.addAll(ids(appendMany(queue, 100)));
+        }
+        // the first receive makes one tick spanning all 6,000 events: more than a ceiling of 1000
+        assertThatThrownBy(() -> streams.receive(queue, "slow", null, 1000))
+                .isInstanceOfSatisfying(Pgvs3Exception.class, ex -> {
+                    assertThat(ex.code()).isEqualTo(ErrorCode.BATCH_TOO_LARGE);
+                    assertThat(ex.details()).containsEntry("batch_size", 6000).containsEntry("max", 1000);
+                });
+        assertThat(drain(queue, "slow", 1000)).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void tickerKeepsBatchesOfALaggingConsumerWithinItsCeiling() {
+        String queue = "ticked";
+        jdbc.queryForObject("SELECT s3p.ensure_queue_schema(?)", String.class, queue);
+        List<String> expected = new ArrayList<>(ids(appendMany(queue, 10)));
+        assertThat(streams.tick(queue, 10)).isZero(); // no tick without subscribers
+        streams.subscribe(queue, "slow", null);
+        assertThat(streams.tick(queue, 11)).isZero(); // fewer new events than asked for
+        assertThat(streams.tick(queue, 10)).isOne(); // the subscriber starts at the floor tick, before those 10
+        assertThat(streams.tick(queue, 1)).isZero(); // nothing new
+        int ticks = 0;
+        for (int i = 0; i < 50; i++) {
+            expected.addAll(ids(appendMany(queue, 100)));
+            ticks += streams.tick(queue, 500);
+        }
+        assertThat(ticks).isEqualTo(10);
+        List<String> received = new ArrayList<>();
+        int batches = 0;
+        StreamBatch batch;
+        while (!(batch = streams.receive(queue, "slow", null, 1000)).isEmpty()) {
+            assertThat(batch.messages()).hasSizeLessThanOrEqualTo(1000);
+            received.addAll(ids(batch));
+            streams.ack(queue, batch.batchId());
+            batches++;
+        }
+        assertThat(received).containsExactlyElementsOf(expected);
+        // the newest tick whose span fits is taken, not the nearest one: two ticks of 500 per batch (and the 10)
+        assertThat(batches).isEqualTo(6);
+    }
+
+    @Test
+    void receiveTakesTheNewestTickThatFitsItsMax() {
+        String queue = "fits";
+        streams.subscribe(queue, "c", null);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            expected.addAll(ids(appendMany(queue, 1000)));
+            streams.tick(queue, 100);
+        }
+        StreamBatch first = streams.receive(queue, "c", null, 3000);
+        assertThat(ids(first)).containsExactlyElementsOf(expected.subList(0, 3000));
+        streams.ack(queue, first.batchId());
+        StreamBatch second = streams.receive(queue, "c", null, 1000);
+        assertThat(ids(second)).containsExactlyElementsOf(expected.subList(3000, 4000));
+        streams.ack(queue, second.batchId());
+        assertThat(drain(queue, "c", 100_000)).containsExactlyElementsOf(expected.subList(4000, 10_000));
+    }
+
+    @Test
+    void maxIsBoundedByTheStoreCeiling() {
+        streams.subscribe("bounded", "c", null);
+        assertThat(streams.receive("bounded", "c", null, StreamStore.MAX_RECEIVE).isEmpty()).isTrue();
+        assertThatThrownBy(() -> streams.receive("bounded", "c", null, StreamStore.MAX_RECEIVE + 1))
+                .isInstanceOfSatisfying(Pgvs3Exception.class,
+                        ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST));
+    }
+
+    /** Receives and acks until empty; a batch_too_large is retried with the batch size it reports. */
+    static List<String> drain(String queue, String consumer, int ceiling) {
+        List<String> received = new ArrayList<>();
+        while (true) {
+            StreamBatch batch;
+            try {
+                batch = streams.receive(queue, consumer, null, ceiling);
+            }
+            catch (Pgvs3Exception ex) {
+                assertThat(ex.code()).isEqualTo(ErrorCode.BATCH_TOO_LARGE);
+                batch = streams.receive(queue, consumer, null, ((Number) ex.details().get("batch_size")).intValue());
+            }
+            if (batch.isEmpty()) {
+                return received;
+            }
+            received.addAll(ids(batch));
+            streams.ack(queue, batch.batchId());
+        }
+    }
+}
