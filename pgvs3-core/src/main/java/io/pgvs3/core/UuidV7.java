@@ -14,16 +14,18 @@ public final class UuidV7 {
     public static final Pattern PATTERN =
             Pattern.compile("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
 
-    private static final SecureRandom RANDOM = new SecureRandom();
+    // one generator per thread: a shared SecureRandom serialises every id of a 1000-message append on its lock
+    private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(SecureRandom::new);
 
     private UuidV7() {
     }
 
     public static UUID generate() {
         long millis = System.currentTimeMillis();
-        long randA = RANDOM.nextInt(1 << 12);
+        SecureRandom random = RANDOM.get();
+        long randA = random.nextInt(1 << 12);
         long msb = (millis << 16) | 0x7000L | randA;
-        long lsb = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
         return new UUID(msb, lsb);
     }
 

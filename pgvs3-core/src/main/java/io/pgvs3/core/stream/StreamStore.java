@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
@@ -87,7 +88,7 @@ public class StreamStore {
             if (message.payloadJson() == null) {
                 throw Pgvs3Exception.invalidRequest("message payload is required", "payload");
             }
-            ids[i] = message.id() != null ? message.id() : UuidV7.next().toString();
+            ids[i] = message.id() != null ? message.id() : UuidV7.generate().toString();
             types[i] = message.type();
             payloads[i] = message.payloadJson();
             if (message.headers() != null && !message.headers().isEmpty()) {
