@@ -376,11 +376,16 @@ DECLARE
     v_max     double precision := coalesce((p_retry ->> 'max_interval_ms')::double precision, 300000);
     v_delay   double precision;
 BEGIN
-    v_delay := CASE coalesce(p_retry ->> 'backoff_strategy', 'exponential')
-        WHEN 'constant' THEN v_initial
-        WHEN 'linear' THEN v_initial * p_attempt
-        WHEN 'polynomial' THEN v_initial * power(p_attempt, v_coef)
-        ELSE v_initial * power(v_coef, greatest(p_attempt - 1, 0))
+    BEGIN
+        v_delay := CASE coalesce(p_retry ->> 'backoff_strategy', 'exponential')
+            WHEN 'constant' THEN v_initial
+            WHEN 'linear' THEN v_initial * p_attempt
+            WHEN 'polynomial' THEN v_initial * power(p_attempt, v_coef)
+            ELSE v_initial * power(v_coef, greatest(p_attempt - 1, 0))
+        END;
+    EXCEPTION WHEN numeric_value_out_of_range THEN
+        -- the curve left the range of double precision (many attempts, a large coefficient): far past the cap
+        v_delay := v_max;
     END;
     v_delay := least(v_delay, v_max);
     IF coalesce((p_retry ->> 'jitter')::boolean, false) THEN

@@ -9,9 +9,13 @@ CREATE TABLE s3p.job_locator (
 );
 CREATE INDEX job_locator_queue ON s3p.job_locator (queue);
 
--- Lifecycle events (job.enqueued, job.started, job.completed, ...), pruned by the maintenance pass.
-CREATE TABLE s3p.job_events (
-    id          bigserial PRIMARY KEY,
+-- Lifecycle events (job.enqueued, job.started, job.completed, ...), pruned by the maintenance pass. The table is
+-- UNLOGGED: three events per job would otherwise about double the WAL of the enqueue-fetch-ack path. The price is
+-- that a crash restart empties it (and standbys do not have it); events are an observability log, not job state.
+-- The id sequence stays logged, so ids keep growing across a crash and a reader's after-cursor stays valid.
+CREATE SEQUENCE s3p.job_event_ids;
+CREATE UNLOGGED TABLE s3p.job_events (
+    id          bigint PRIMARY KEY DEFAULT nextval('s3p.job_event_ids'),
     occurred_at timestamptz NOT NULL DEFAULT now(),
     type        text NOT NULL,
     queue       text NOT NULL,
@@ -19,6 +23,7 @@ CREATE TABLE s3p.job_events (
     data        jsonb NOT NULL
 );
 CREATE INDEX job_events_occurred_at ON s3p.job_events (occurred_at);
+ALTER SEQUENCE s3p.job_event_ids OWNED BY s3p.job_events.id;
 
 -- RFC 3339 text of a timestamp in UTC with millisecond precision, the form every envelope field uses.
 -- Whole seconds are written without a fraction, so a timestamp a client sent as 2099-12-31T23:59:59Z reads back alike.
@@ -93,39 +98,29 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION s3p.nack_job(p_id uuid, p_worker text, p_error jsonb, p_requeue boolean)
+-- Runs one action on a single job in the queue that holds it, one round trip by job id: nack (worker, error,
+-- requeue), release (worker), cancel, retry_dead_letter or delete_dead_letter. No row when the job does not exist;
+-- otherwise the job as it is afterwards, and ok when the action applied.
+CREATE FUNCTION s3p.job_action(p_action text, p_id uuid, p_worker text DEFAULT NULL, p_error jsonb DEFAULT NULL,
+                               p_requeue boolean DEFAULT false)
 RETURNS TABLE (job jsonb, ok boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_schema text := s3p.job_schema(p_id);
+    v_call   text := CASE p_action
+                         WHEN 'nack' THEN 'nack($1, $2, $3, $4)'
+                         WHEN 'release' THEN 'release($1, $2)'
+                         WHEN 'cancel' THEN 'cancel($1)'
+                         WHEN 'retry_dead_letter' THEN 'retry_dead_letter($1)'
+                         WHEN 'delete_dead_letter' THEN 'delete_dead_letter($1)'
+                     END;
 BEGIN
+    IF v_call IS NULL THEN
+        RAISE EXCEPTION 'unknown job action: %', p_action USING ERRCODE = '22023';
+    END IF;
     IF v_schema IS NOT NULL THEN
-        RETURN QUERY EXECUTE format('SELECT n.job, n.ok FROM %I.nack($1, $2, $3, $4) n', v_schema)
+        RETURN QUERY EXECUTE format('SELECT a.job, a.ok FROM %I.', v_schema) || v_call || ' a'
             USING p_id, p_worker, p_error, p_requeue;
-    END IF;
-END
-$$;
-
-CREATE FUNCTION s3p.cancel_job(p_id uuid)
-RETURNS TABLE (job jsonb, ok boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_schema text := s3p.job_schema(p_id);
-BEGIN
-    IF v_schema IS NOT NULL THEN
-        RETURN QUERY EXECUTE format('SELECT c.job, c.ok FROM %I.cancel($1) c', v_schema) USING p_id;
-    END IF;
-END
-$$;
-
-CREATE FUNCTION s3p.release_job(p_id uuid, p_worker text)
-RETURNS TABLE (job jsonb, ok boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_schema text := s3p.job_schema(p_id);
-BEGIN
-    IF v_schema IS NOT NULL THEN
-        RETURN QUERY EXECUTE format('SELECT r.job, r.ok FROM %I.release($1, $2) r', v_schema) USING p_id, p_worker;
     END IF;
 END
 $$;
@@ -166,30 +161,6 @@ BEGIN
     END IF;
     RETURN QUERY EXECUTE 'SELECT d.job FROM (' || v_sql || ') d ORDER BY d.finished_at, d.id LIMIT $1 OFFSET $2'
         USING p_limit, p_offset;
-END
-$$;
-
-CREATE FUNCTION s3p.retry_dead_letter_job(p_id uuid)
-RETURNS TABLE (job jsonb, ok boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_schema text := s3p.job_schema(p_id);
-BEGIN
-    IF v_schema IS NOT NULL THEN
-        RETURN QUERY EXECUTE format('SELECT r.job, r.ok FROM %I.retry_dead_letter($1) r', v_schema) USING p_id;
-    END IF;
-END
-$$;
-
-CREATE FUNCTION s3p.delete_dead_letter_job(p_id uuid)
-RETURNS TABLE (job jsonb, ok boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_schema text := s3p.job_schema(p_id);
-BEGIN
-    IF v_schema IS NOT NULL THEN
-        RETURN QUERY EXECUTE format('SELECT d.job, d.ok FROM %I.delete_dead_letter($1) d', v_schema) USING p_id;
-    END IF;
 END
 $$;
 

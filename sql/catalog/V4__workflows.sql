@@ -161,7 +161,7 @@ BEGIN
     END IF;
     UPDATE s3p.workflows SET state = 'cancelled', finished_at = now() WHERE id = p_id;
     FOR v_job IN SELECT job_id FROM s3p.workflow_jobs WHERE workflow_id = p_id AND state = 'enqueued' ORDER BY idx LOOP
-        PERFORM s3p.cancel_job(v_job);
+        PERFORM s3p.job_action('cancel', v_job);
     END LOOP;
     UPDATE s3p.workflow_jobs SET state = 'cancelled' WHERE workflow_id = p_id AND state IN ('waiting', 'enqueued');
     RETURN true;

@@ -11,6 +11,8 @@ import java.util.function.Supplier;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The catalog of queue namespaces: create (idempotent and safe under concurrency), list, describe, drop.
@@ -40,7 +42,7 @@ public class QueueCatalog {
     public String ensure(QueueName name) {
         if (!known.contains(name.value())) {
             jdbc.queryForObject("SELECT s3p.ensure_queue_schema(?)", String.class, name.value());
-            known.add(name.value());
+            remember(name);
         }
         return name.schema();
     }
@@ -52,9 +54,27 @@ public class QueueCatalog {
         boolean exists = Boolean.TRUE.equals(jdbc.queryForObject(
                 "SELECT EXISTS (SELECT 1 FROM s3p.queues WHERE name = ?)", Boolean.class, name.value()));
         if (exists) {
-            known.add(name.value());
+            remember(name);
         }
         return exists;
+    }
+
+    /**
+     * Caches a name as existing. Inside a transaction that happens after commit: a namespace created by a
+     * transaction that rolls back never existed, and a cache entry for it would send later work to a missing schema.
+     */
+    private void remember(QueueName name) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    known.add(name.value());
+                }
+            });
+        }
+        else {
+            known.add(name.value());
+        }
     }
 
     public Optional<QueueSummary> describe(QueueName name) {
@@ -65,6 +85,13 @@ public class QueueCatalog {
     public List<QueueSummary> list(int limit, int offset) {
         return jdbc.query("SELECT name, schema_name, created_at FROM s3p.queues ORDER BY name LIMIT ? OFFSET ?",
                 SUMMARY, limit, offset);
+    }
+
+    /** One page of queues by name, each with its paused flag and estimated row counts (see {@link QueueOverview}). */
+    public List<QueueOverview> overview(int limit, int offset) {
+        return jdbc.query("SELECT name, schema_name, created_at, paused, estimated_jobs, estimated_stream_events"
+                + " FROM s3p.queue_overview(?, ?)", (rs, row) -> new QueueOverview(rs.getString(1), rs.getString(2),
+                        rs.getTimestamp(3).toInstant(), rs.getBoolean(4), rs.getLong(5), rs.getLong(6)), limit, offset);
     }
 
     public List<String> names() {

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
+import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.ErrorCode;
@@ -27,6 +28,8 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import org.postgresql.util.PSQLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -51,6 +54,8 @@ public class JobStore {
     public static final int STATS_CAP = 100_000;
 
     private static final String UNIQUE_CONFLICT = "PV409";
+
+    private static final Logger log = LoggerFactory.getLogger(JobStore.class);
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
@@ -231,6 +236,7 @@ public class JobStore {
         if (count < 1 || count > MAX_FETCH_COUNT) {
             throw Pgvs3Exception.invalidRequest("count must be between 1 and " + MAX_FETCH_COUNT, "count");
         }
+        NewJob.requirePositiveDuration(visibilityTimeout, "visibility_timeout_ms");
         String[] names = queues.stream().map(q -> QueueName.of(q).value()).distinct().toArray(String[]::new);
         List<Job> jobs = new ArrayList<>();
         jdbc.query(connection -> {
@@ -318,7 +324,7 @@ public class JobStore {
         if (reported.detailsJson() != null) {
             errorJson.set("details", parse(reported.detailsJson(), "error.details"));
         }
-        AckOutcome outcome = single("SELECT n.job::text, n.ok FROM s3p.nack_job(?, ?, ?::jsonb, ?) n",
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('nack', ?, ?, ?::jsonb, ?) a",
                 id, workerId, errorJson.toString(), requeue);
         if (outcome == null) {
             throw jobNotFound(jobId);
@@ -334,6 +340,7 @@ public class JobStore {
      * job's own visibility timeout or the default.
      */
     public HeartbeatResult heartbeat(String workerId, List<String> jobIds, Duration visibilityTimeout) {
+        NewJob.requirePositiveDuration(visibilityTimeout, "visibility_timeout_ms");
         List<UUID> ids = new ArrayList<>();
         for (String jobId : jobIds == null ? List.<String>of() : jobIds) {
             parseUuid(jobId).ifPresent(ids::add);
@@ -373,7 +380,7 @@ public class JobStore {
 
     /** Cancels a job that is not yet terminal, including an active one; 409 {@code conflict} for a terminal job. */
     public Job cancel(String jobId) {
-        AckOutcome outcome = single("SELECT c.job::text, c.ok FROM s3p.cancel_job(?) c", jobUuid(jobId));
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('cancel', ?) a", jobUuid(jobId));
         if (outcome == null) {
             throw jobNotFound(jobId);
         }
@@ -390,7 +397,8 @@ public class JobStore {
 
     /** Gives an active job back at once, unprocessed (its attempt does not count); for a worker shutting down. */
     public Job release(String jobId, String workerId) {
-        AckOutcome outcome = single("SELECT r.job::text, r.ok FROM s3p.release_job(?, ?) r", jobUuid(jobId), workerId);
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('release', ?, ?) a", jobUuid(jobId),
+                workerId);
         if (outcome == null) {
             throw jobNotFound(jobId);
         }
@@ -409,7 +417,7 @@ public class JobStore {
 
     /** Makes a dead-lettered job available again with its attempt count reset. */
     public Job retryDeadLetter(String jobId) {
-        AckOutcome outcome = single("SELECT r.job::text, r.ok FROM s3p.retry_dead_letter_job(?) r", jobUuid(jobId));
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('retry_dead_letter', ?) a", jobUuid(jobId));
         if (outcome == null) {
             throw Pgvs3Exception.notFound("job " + jobId + " is not in the dead-letter list");
         }
@@ -417,7 +425,7 @@ public class JobStore {
     }
 
     public Job deleteDeadLetter(String jobId) {
-        AckOutcome outcome = single("SELECT d.job::text, d.ok FROM s3p.delete_dead_letter_job(?) d", jobUuid(jobId));
+        AckOutcome outcome = single("SELECT a.job::text, a.ok FROM s3p.job_action('delete_dead_letter', ?) a", jobUuid(jobId));
         if (outcome == null) {
             throw Pgvs3Exception.notFound("job " + jobId + " is not in the dead-letter list");
         }
@@ -446,7 +454,8 @@ public class JobStore {
 
     /**
      * One maintenance step over every queue: execution timeouts, expired leases, due jobs, TTL expiry and retention
-     * pruning per queue (each in its own short transaction), then old events and orphaned locator rows.
+     * pruning per queue (each in its own short transaction; a queue that fails is logged and skipped), then old
+     * events and orphaned locator rows.
      */
     public long maintain() {
         long handled = 0;
@@ -459,8 +468,9 @@ public class JobStore {
                 handled += count == null ? 0 : count;
             }
             catch (DataAccessException ex) {
+                // one queue that cannot be maintained must not stall the leases, retries and pruning of the others
                 if (!QueueCatalog.isMissingNamespace(ex)) {
-                    throw ex;
+                    log.warn("Maintenance of the jobs of queue {} failed: {}", name, ex.getMessage());
                 }
             }
         }

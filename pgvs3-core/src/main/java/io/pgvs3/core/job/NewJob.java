@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.regex.Pattern;
 
+import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
 
@@ -26,6 +27,16 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
 
     public static final QueueName DEFAULT_QUEUE = QueueName.of("default");
 
+    /**
+     * The longest timeout, lease, retry interval or unique period accepted: past any real use, and well inside what
+     * PostgreSQL can add to a timestamp, so no such value can make a later claim, nack or maintenance pass fail.
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(36_500);
+
+    /** The earliest and latest {@code scheduled_at} and {@code expires_at}: four-digit years, as RFC 3339 writes. */
+    public static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+    public static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
+
     public NewJob {
         if (id != null && !UuidV7.isValid(id)) {
             throw Pgvs3Exception.invalidRequest("id must be a lowercase UUIDv7, not '" + id + "'", "id");
@@ -46,13 +57,25 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
             throw Pgvs3Exception.invalidRequest("priority must be between " + MIN_PRIORITY + " and " + MAX_PRIORITY
                     + ", not " + priority, "options.priority");
         }
-        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw Pgvs3Exception.invalidRequest("timeout must be positive", "options.timeout_ms");
-        }
-        if (visibilityTimeout != null && (visibilityTimeout.isNegative() || visibilityTimeout.isZero())) {
-            throw Pgvs3Exception.invalidRequest("visibility timeout must be positive", "options.visibility_timeout_ms");
-        }
+        requirePositiveDuration(timeout, "options.timeout_ms");
+        requirePositiveDuration(visibilityTimeout, "options.visibility_timeout_ms");
+        requireTimestamp(scheduledAt, "options.scheduled_at");
+        requireTimestamp(expiresAt, "options.expires_at");
         retry = retry == null ? RetryPolicy.DEFAULT : retry;
+    }
+
+    /** A 400 unless {@code duration} is null or positive and at most {@link #MAX_DURATION}. */
+    public static void requirePositiveDuration(Duration duration, String field) {
+        if (duration != null && (duration.isNegative() || duration.isZero() || duration.compareTo(MAX_DURATION) > 0)) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' must be positive and at most " + MAX_DURATION.toMillis()
+                    + " ms", field);
+        }
+    }
+
+    private static void requireTimestamp(Instant instant, String field) {
+        if (instant != null && (instant.isBefore(EARLIEST) || instant.isAfter(LATEST))) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' must lie between " + EARLIEST + " and " + LATEST, field);
+        }
     }
 
     public static Builder builder(String type) {
@@ -112,6 +135,10 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
         }
 
         public Builder delay(Duration delay) {
+            if (delay != null && delay.abs().compareTo(MAX_DURATION) > 0) {
+                throw Pgvs3Exception.invalidRequest("a delay must be at most " + MAX_DURATION.toMillis() + " ms",
+                        "options.delay_ms");
+            }
             this.scheduledAt = delay == null ? null : Instant.now().plus(delay);
             return this;
         }

@@ -44,6 +44,9 @@ public record RetryPolicy(int maxAttempts, Duration initialInterval, double back
         if (maxInterval == null || maxInterval.compareTo(initialInterval) < 0) {
             throw invalid("max_interval must not be shorter than initial_interval", "max_interval");
         }
+        if (maxInterval.compareTo(NewJob.MAX_DURATION) > 0) {
+            throw invalid("max_interval must be at most " + NewJob.MAX_DURATION.toMillis() + " ms", "max_interval");
+        }
         if (backoffStrategy == null || !STRATEGIES.contains(backoffStrategy)) {
             throw invalid("backoff_strategy must be one of exponential, linear, constant, polynomial", "backoff_strategy");
         }

@@ -30,8 +30,8 @@ public record UniqueOptions(List<String> keys, String key, Duration period, Set<
         if (key != null && key.isEmpty()) {
             throw invalid("unique.key must not be empty", "key");
         }
-        if (period != null && (period.isNegative() || period.isZero())) {
-            throw invalid("unique.period must be positive", "period");
+        if (period != null && (period.isNegative() || period.isZero() || period.compareTo(NewJob.MAX_DURATION) > 0)) {
+            throw invalid("unique.period must be positive and at most " + NewJob.MAX_DURATION.toMillis() + " ms", "period");
         }
         states = states == null || states.isEmpty() ? DEFAULT_STATES : Set.copyOf(states);
         for (String state : states) {

@@ -14,17 +14,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.zaxxer.hikari.HikariDataSource;
-import io.pgvs3.core.catalog.CatalogMigrator;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
-import io.pgvs3.test.TestPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,24 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The job store under real concurrency on a real PostgreSQL: exclusive claims, lease expiry, cancel racing ack,
  * and group-committed acks.
  */
-class JobStoreConcurrencyTest {
-
-    private static HikariDataSource dataSource;
-    private static JdbcTemplate jdbc;
-    private static JobStore store;
-
-    @BeforeAll
-    static void database() {
-        dataSource = TestPostgres.get().newDatabase().newDataSource(40);
-        new CatalogMigrator(dataSource).migrate();
-        jdbc = new JdbcTemplate(dataSource);
-        store = new JobStore(jdbc, new QueueCatalog(jdbc));
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
+class JobStoreConcurrencyTest extends JobStoreTestSupport {
 
     @Test
     void sixteenWorkersNeverReceiveTheSameJobTwiceAndEveryJobIsDelivered() throws Exception {
@@ -82,7 +59,7 @@ class JobStoreConcurrencyTest {
                 }
             });
         }
-        runAll(workers);
+        runTogether(workers);
 
         assertThat(duplicates).hasValue(0);
         assertThat(delivered).isEqualTo(enqueued);
@@ -149,7 +126,7 @@ class JobStoreConcurrencyTest {
                 unbatchedMillis, 2000_000.0 / unbatchedMillis, batchedMillis, 2000_000.0 / batchedMillis);
     }
 
-    private static long ackAllConcurrently(JobStore target, String queue, int jobs, int threads) throws Exception {
+    private long ackAllConcurrently(JobStore target, String queue, int jobs, int threads) throws Exception {
         List<NewJob> batch = new ArrayList<>();
         for (int i = 0; i < jobs; i++) {
             batch.add(NewJob.builder("test.ack").queue(queue).build());
@@ -177,7 +154,7 @@ class JobStoreConcurrencyTest {
             });
         }
         long start = System.nanoTime();
-        runAll(ackers);
+        runTogether(ackers);
         long millis = Math.max(1, (System.nanoTime() - start) / 1_000_000);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM \"s3q_" + queue + "\".jobs WHERE state = 'completed'", Long.class)).isEqualTo(jobs);
         return millis;
@@ -192,18 +169,6 @@ class JobStoreConcurrencyTest {
         catch (Pgvs3Exception ex) {
             assertThat(ex.code()).isEqualTo(ErrorCode.CONFLICT);
             return false;
-        }
-    }
-
-    private static void runAll(List<Callable<Void>> tasks) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(tasks.size());
-        try {
-            for (Future<Void> future : pool.invokeAll(tasks)) {
-                future.get();
-            }
-        }
-        finally {
-            pool.shutdownNow();
         }
     }
 }

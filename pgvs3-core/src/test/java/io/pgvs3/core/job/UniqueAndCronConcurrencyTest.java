@@ -14,14 +14,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.zaxxer.hikari.HikariDataSource;
-import io.pgvs3.core.catalog.CatalogMigrator;
-import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
-import io.pgvs3.test.TestPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -33,35 +27,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Unique jobs under concurrent enqueues of one key, and cron firing with two maintenance runners on one database.
  */
-class UniqueAndCronConcurrencyTest {
-
-    private static HikariDataSource dataSource;
-    private static JdbcTemplate jdbc;
-    private static JobStore store;
-
-    @BeforeAll
-    static void database() {
-        dataSource = TestPostgres.get().newDatabase().newDataSource(40);
-        new CatalogMigrator(dataSource).migrate();
-        jdbc = new JdbcTemplate(dataSource);
-        store = new JobStore(jdbc, new QueueCatalog(jdbc));
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
+class UniqueAndCronConcurrencyTest extends JobStoreTestSupport {
 
     @Test
     void concurrentEnqueuesOfOneUniqueKeyCreateExactlyOneJob() throws Exception {
         UniqueOptions unique = new UniqueOptions(List.of("type", "args"), null, null, null, "reject");
         AtomicInteger created = new AtomicInteger();
         AtomicInteger rejected = new AtomicInteger();
-        CountDownLatch start = new CountDownLatch(1);
         List<Callable<Void>> clients = new ArrayList<>();
         for (int i = 0; i < 24; i++) {
             clients.add(() -> {
-                start.await();
                 try {
                     store.enqueue(NewJob.builder("test.unique").args("[{\"order\":42}]").queue("unique")
                             .unique(unique).build());
@@ -74,18 +49,7 @@ class UniqueAndCronConcurrencyTest {
                 return null;
             });
         }
-        ExecutorService pool = Executors.newFixedThreadPool(clients.size());
-        try {
-            List<Future<Void>> futures = new ArrayList<>();
-            clients.forEach(client -> futures.add(pool.submit(client)));
-            start.countDown();
-            for (Future<Void> future : futures) {
-                future.get();
-            }
-        }
-        finally {
-            pool.shutdownNow();
-        }
+        runTogether(clients);
         assertThat(created).hasValue(1);
         assertThat(rejected).hasValue(23);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3q_unique.jobs", Long.class)).isEqualTo(1);

@@ -13,7 +13,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobError;
 import io.pgvs3.core.job.JobStore;
@@ -32,11 +31,9 @@ import org.slf4j.LoggerFactory;
  * released at once, running jobs get the shutdown timeout to finish, and the leases of any still running are
  * released, so no job waits for its lease to expire.
  */
-public class JobHandlerContainer implements Pgvs3ListenerContainer {
+public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
 
     private static final Logger log = LoggerFactory.getLogger(JobHandlerContainer.class);
-
-    private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
 
     private final String id;
     private final String queue;
@@ -44,34 +41,26 @@ public class JobHandlerContainer implements Pgvs3ListenerContainer {
     private final int concurrency;
     private final JobContainerSettings settings;
     private final JobStore store;
-    private final NotificationHub notifications;
-    private final PollingSettings polling;
     private final Pgvs3Metrics metrics;
     private final String workerId;
-    private final WakeUpSignal signal = new WakeUpSignal();
 
-    private final Object lifecycleMonitor = new Object();
-    private volatile boolean running;
-    private volatile boolean paused;
     private volatile boolean forced;
     private final Map<String, Job> held = new ConcurrentHashMap<>();
     private Semaphore permits;
     private ThreadPoolExecutor workers;
     private ScheduledExecutorService heartbeats;
     private Thread fetcher;
-    private NotificationHub.Registration registration;
 
     public JobHandlerContainer(String id, String queue, Map<String, JobHandlerMethodAdapter> handlers,
             int concurrency, JobContainerSettings settings, JobStore store, NotificationHub notifications,
             PollingSettings polling, Pgvs3Metrics metrics, String workerId) {
+        super(notifications, polling);
         this.id = id;
         this.queue = queue;
         this.handlers = Map.copyOf(handlers);
         this.concurrency = concurrency;
         this.settings = settings;
         this.store = store;
-        this.notifications = polling.listen() ? notifications : null;
-        this.polling = polling;
         this.metrics = metrics;
         this.workerId = workerId;
     }
@@ -106,69 +95,39 @@ public class JobHandlerContainer implements Pgvs3ListenerContainer {
     }
 
     @Override
-    public void start() {
-        synchronized (lifecycleMonitor) {
-            if (running) {
-                return;
-            }
-            forced = false;
-            permits = new Semaphore(concurrency + settings.prefetch());
-            AtomicInteger workerNumber = new AtomicInteger();
-            workers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
-                    new LinkedBlockingQueue<>(), runnable -> daemon(runnable,
-                            "pgvs3-" + id + "-" + workerNumber.getAndIncrement()));
-            heartbeats = Executors.newSingleThreadScheduledExecutor(
-                    runnable -> daemon(runnable, "pgvs3-" + id + "-heartbeat"));
-            long interval = settings.heartbeatInterval().toMillis();
-            heartbeats.scheduleWithFixedDelay(this::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
-            if (notifications != null) {
-                registration = notifications.listen(NotificationHub.channelFor(QueueName.of(queue)), signal::signal);
-            }
-            running = true;
-            fetcher = daemon(this::fetch, "pgvs3-" + id + "-fetcher");
-            fetcher.start();
-            log.debug("Started job handler container {} on {} for {} with concurrency {}", id, queue, types(),
-                    concurrency);
-        }
-    }
-
-    private static Thread daemon(Runnable runnable, String name) {
-        Thread thread = new Thread(runnable, name);
-        thread.setDaemon(true);
-        return thread;
+    protected void doStart() {
+        forced = false;
+        permits = new Semaphore(concurrency + settings.prefetch());
+        AtomicInteger workerNumber = new AtomicInteger();
+        workers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), runnable -> daemon(runnable, "pgvs3-" + id + "-" + workerNumber.getAndIncrement()));
+        heartbeats = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable, "pgvs3-" + id + "-heartbeat"));
+        long interval = settings.heartbeatInterval().toMillis();
+        heartbeats.scheduleWithFixedDelay(this::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
+        fetcher = daemon(this::fetch, "pgvs3-" + id + "-fetcher");
+        fetcher.start();
+        log.debug("Started job handler container {} on {} for {} with concurrency {}", id, queue, types(), concurrency);
     }
 
     @Override
-    public void stop(Duration timeout) {
-        synchronized (lifecycleMonitor) {
-            if (!running) {
-                return;
-            }
-            long deadline = System.nanoTime() + timeout.toNanos();
-            running = false;
-            if (registration != null) {
-                registration.close();
-                registration = null;
-            }
-            signal.signal();
-            join(fetcher, deadline);
-            List<Runnable> notStarted = new ArrayList<>();
-            workers.getQueue().drainTo(notStarted);
-            for (Runnable task : notStarted) {
-                release(((JobTask) task).job());
-            }
-            workers.shutdown();
-            if (!awaitWorkers(deadline)) {
-                log.warn("Job handlers of {} did not finish within {}; interrupting them and releasing their jobs",
-                        id, timeout);
-                forced = true;
-                workers.shutdownNow();
-                awaitWorkers(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
-            }
-            heartbeats.shutdownNow();
-            for (Job job : List.copyOf(held.values())) {
-                release(job);
-            }
+    protected void doStop(long deadlineNanos, Duration timeout) {
+        joinUntil(fetcher, deadlineNanos);
+        List<Runnable> notStarted = new ArrayList<>();
+        workers.getQueue().drainTo(notStarted);
+        for (Runnable task : notStarted) {
+            release(((JobTask) task).job());
+        }
+        workers.shutdown();
+        if (!awaitWorkers(deadlineNanos)) {
+            log.warn("Job handlers of {} did not finish within {}; interrupting them and releasing their jobs", id,
+                    timeout);
+            forced = true;
+            workers.shutdownNow();
+            awaitWorkers(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+        }
+        heartbeats.shutdownNow();
+        for (Job job : List.copyOf(held.values())) {
+            release(job);
         }
     }
 
@@ -182,52 +141,14 @@ public class JobHandlerContainer implements Pgvs3ListenerContainer {
         }
     }
 
-    private static void join(Thread thread, long deadlineNanos) {
-        try {
-            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    @Override
-    public void pause() {
-        paused = true;
-    }
-
-    @Override
-    public void resume() {
-        paused = false;
-        signal.signal();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public boolean isPaused() {
-        return paused;
-    }
-
-    @Override
-    public void wakeUp() {
-        signal.signal();
-    }
-
     private void fetch() {
         IdlePolicy idle = polling.newIdlePolicy();
         List<String> queues = List.of(queue);
-        while (running) {
-            long seen = signal.generation();
+        while (isRunning()) {
+            long seen = wakeUps();
             try {
-                if (paused) {
-                    signal.await(seen, polling.listenPollInterval().toNanos());
-                    continue;
-                }
-                if (!permits.tryAcquire(polling.listenPollInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+                if (waitWhilePaused(seen)
+                        || !permits.tryAcquire(polling.listenPollInterval().toMillis(), TimeUnit.MILLISECONDS)) {
                     continue;
                 }
                 int count = 1 + permits.drainPermits();
@@ -238,7 +159,7 @@ public class JobHandlerContainer implements Pgvs3ListenerContainer {
                 catch (RuntimeException ex) {
                     permits.release(count);
                     log.warn("Job handler container {} failed to fetch from {}: {}", id, queue, ex.toString());
-                    signal.await(seen, ERROR_PAUSE.toNanos());
+                    pauseAfterError(seen);
                     continue;
                 }
                 permits.release(count - jobs.size());
@@ -247,8 +168,7 @@ public class JobHandlerContainer implements Pgvs3ListenerContainer {
                     workers.execute(new JobTask(job));
                 }
                 if (jobs.isEmpty()) {
-                    boolean listening = notifications != null && notifications.isConnected();
-                    signal.await(seen, idle.nextWaitNanos(listening));
+                    awaitWork(idle, seen);
                 }
                 else {
                     idle.reset();

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.notify.NotificationHub;
@@ -35,38 +34,28 @@ import org.springframework.util.backoff.BackOffExecution;
  * In transactional mode the listener's own database work, the nacks and the ack commit in one transaction; each
  * message runs in a savepoint, so a failing message rolls back only its own work.
  */
-public class StreamListenerContainer implements Pgvs3ListenerContainer {
+public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
 
     private static final Logger log = LoggerFactory.getLogger(StreamListenerContainer.class);
-
-    private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
 
     private final StreamListenerEndpoint endpoint;
     private final StreamListenerMethodAdapter adapter;
     private final StreamStore store;
-    private final NotificationHub notifications;
-    private final PollingSettings polling;
     private final BackOff backOff;
     private final TransactionTemplate batchTransaction;
     private final TransactionTemplate messageTransaction;
     private final Pgvs3Metrics metrics;
     private final List<String> members;
-    private final WakeUpSignal signal = new WakeUpSignal();
 
-    private final Object lifecycleMonitor = new Object();
-    private volatile boolean running;
-    private volatile boolean paused;
     private List<Thread> threads = List.of();
-    private NotificationHub.Registration registration;
 
     public StreamListenerContainer(StreamListenerEndpoint endpoint, StreamListenerMethodAdapter adapter,
             StreamStore store, NotificationHub notifications, PollingSettings polling, BackOff backOff,
             PlatformTransactionManager transactionManager, Pgvs3Metrics metrics, String memberPrefix) {
+        super(notifications, polling);
         this.endpoint = endpoint;
         this.adapter = adapter;
         this.store = store;
-        this.notifications = polling.listen() ? notifications : null;
-        this.polling = polling;
         this.backOff = backOff;
         this.metrics = metrics;
         if (endpoint.transactional()) {
@@ -113,52 +102,32 @@ public class StreamListenerContainer implements Pgvs3ListenerContainer {
     }
 
     @Override
-    public void start() {
-        synchronized (lifecycleMonitor) {
-            if (running) {
-                return;
-            }
-            if (endpoint.subscribe()) {
-                store.subscribe(endpoint.queue(), endpoint.consumer(), null);
-            }
-            if (notifications != null) {
-                registration = notifications.listen(NotificationHub.channelFor(QueueName.of(endpoint.queue())),
-                        signal::signal);
-            }
-            running = true;
-            List<Thread> started = new ArrayList<>();
-            for (int i = 0; i < members.size(); i++) {
-                String member = members.get(i);
-                Thread thread = new Thread(() -> consume(member), "pgvs3-" + endpoint.id() + "-" + i);
-                thread.setDaemon(true);
-                thread.start();
-                started.add(thread);
-            }
-            threads = List.copyOf(started);
-            log.debug("Started stream listener {} on {} as {} with {} member(s)", endpoint.id(), endpoint.queue(),
-                    endpoint.consumer(), members.size());
+    protected void beforeStart() {
+        if (endpoint.subscribe()) {
+            store.subscribe(endpoint.queue(), endpoint.consumer(), null);
         }
     }
 
     @Override
-    public void stop(Duration timeout) {
-        List<Thread> stopping;
-        synchronized (lifecycleMonitor) {
-            if (!running) {
-                return;
-            }
-            running = false;
-            stopping = threads;
-            threads = List.of();
-            if (registration != null) {
-                registration.close();
-                registration = null;
-            }
+    protected void doStart() {
+        List<Thread> started = new ArrayList<>();
+        for (int i = 0; i < members.size(); i++) {
+            String member = members.get(i);
+            Thread thread = daemon(() -> consume(member), "pgvs3-" + endpoint.id() + "-" + i);
+            thread.start();
+            started.add(thread);
         }
-        signal.signal();
-        long deadline = System.nanoTime() + timeout.toNanos();
+        threads = List.copyOf(started);
+        log.debug("Started stream listener {} on {} as {} with {} member(s)", endpoint.id(), endpoint.queue(),
+                endpoint.consumer(), members.size());
+    }
+
+    @Override
+    protected void doStop(long deadlineNanos, Duration timeout) {
+        List<Thread> stopping = threads;
+        threads = List.of();
         for (Thread thread : stopping) {
-            joinUntil(thread, deadline);
+            joinUntil(thread, deadlineNanos);
         }
         for (Thread thread : stopping) {
             if (thread.isAlive()) {
@@ -172,56 +141,12 @@ public class StreamListenerContainer implements Pgvs3ListenerContainer {
         }
     }
 
-    private static void joinUntil(Thread thread, long deadlineNanos) {
-        long left = deadlineNanos - System.nanoTime();
-        if (left <= 0) {
-            return;
-        }
-        try {
-            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    @Override
-    public void pause() {
-        paused = true;
-    }
-
-    @Override
-    public void resume() {
-        paused = false;
-        signal.signal();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public boolean isPaused() {
-        return paused;
-    }
-
-    @Override
-    public void wakeUp() {
-        signal.signal();
-    }
-
-    private boolean listening() {
-        return notifications != null && notifications.isConnected();
-    }
-
     private void consume(String member) {
         IdlePolicy idle = polling.newIdlePolicy();
-        while (running) {
-            long seen = signal.generation();
+        while (isRunning()) {
+            long seen = wakeUps();
             try {
-                if (paused) {
-                    signal.await(seen, polling.listenPollInterval().toNanos());
+                if (waitWhilePaused(seen)) {
                     continue;
                 }
                 StreamBatch batch = receive(member);
@@ -229,7 +154,7 @@ public class StreamListenerContainer implements Pgvs3ListenerContainer {
                     if (batch.batchId() != null) {
                         store.ack(endpoint.queue(), batch.batchId());
                     }
-                    signal.await(seen, idle.nextWaitNanos(listening()));
+                    awaitWork(idle, seen);
                     continue;
                 }
                 idle.reset();
@@ -240,13 +165,13 @@ public class StreamListenerContainer implements Pgvs3ListenerContainer {
                 return;
             }
             catch (RuntimeException ex) {
-                if (!running && Thread.currentThread().isInterrupted()) {
+                if (!isRunning() && Thread.currentThread().isInterrupted()) {
                     return;
                 }
                 log.warn("Stream listener {} failed to receive from {}: {}", endpoint.id(), endpoint.queue(),
                         ex.toString());
                 try {
-                    signal.await(seen, ERROR_PAUSE.toNanos());
+                    pauseAfterError(seen);
                 }
                 catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();

@@ -6,7 +6,7 @@ import java.util.Map;
 
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
-import io.pgvs3.core.catalog.QueueSummary;
+import io.pgvs3.core.catalog.QueueOverview;
 import io.pgvs3.core.error.Pgvs3Exception;
 
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -16,7 +16,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The queue catalog over HTTP: {@code GET /ojs/v1/queues} (job and stream queues alike) and
+ * The queue catalog over HTTP: {@code GET /ojs/v1/queues} (job and stream queues alike, each with its paused flag
+ * and row counts estimated from PostgreSQL's statistics, so a page costs no table scan) and
  * {@code DELETE /ojs/v1/queues/{q}} (drops both views).
  */
 @RestController
@@ -39,7 +40,7 @@ public class QueueController {
         if (offset < 0) {
             throw Pgvs3Exception.invalidRequest("offset must not be negative", "offset");
         }
-        List<Map<String, Object>> queues = catalog.list(limit, offset).stream().map(QueueController::view).toList();
+        List<Map<String, Object>> queues = catalog.overview(limit, offset).stream().map(QueueController::view).toList();
         long total = catalog.count();
         Map<String, Object> pagination = new LinkedHashMap<>();
         pagination.put("total", total);
@@ -58,12 +59,14 @@ public class QueueController {
         return Map.of("deleted", true, "queue", queue);
     }
 
-    private static Map<String, Object> view(QueueSummary summary) {
+    private static Map<String, Object> view(QueueOverview queue) {
         Map<String, Object> view = new LinkedHashMap<>();
-        view.put("name", summary.name());
-        view.put("status", "active");
-        view.put("schema", summary.schema());
-        view.put("created_at", summary.createdAt().toString());
+        view.put("name", queue.name());
+        view.put("status", queue.paused() ? "paused" : "active");
+        view.put("paused", queue.paused());
+        view.put("schema", queue.schema());
+        view.put("created_at", queue.createdAt().toString());
+        view.put("estimated_counts", Map.of("jobs", queue.estimatedJobs(), "stream_events", queue.estimatedStreamEvents()));
         return view;
     }
 }

@@ -1,5 +1,6 @@
 package io.pgvs3.spring.web.jobs;
 
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -235,7 +236,7 @@ public final class JobRequests {
             }
             return java.time.OffsetDateTime.parse(value).toInstant();
         }
-        catch (DateTimeParseException ex) {
+        catch (DateTimeException | ArithmeticException ex) {
             throw Pgvs3Exception.invalidRequest("'" + field + "' must be an RFC 3339 timestamp or +<ISO-8601 duration>, not '"
                     + value + "'", field);
         }

@@ -34,7 +34,12 @@ public class WorkerController {
     @PostMapping("/ojs/v1/workers/fetch")
     public Map<String, Object> fetch(@RequestBody(required = false) JsonNode body) {
         JobRequests.body(body);
-        List<String> queues = strings(body.get("queues"), "queues");
+        JsonNode named = body.get("queues");
+        List<String> queues = strings(named, "queues");
+        if (named != null && !named.isNull() && queues.isEmpty()) {
+            // an explicit empty list names no queue to work; only a request without the field means the default
+            throw Pgvs3Exception.invalidRequest("'queues' must name at least one queue", "queues");
+        }
         if (queues.isEmpty()) {
             String queue = JsonFields.optionalString(body, "queue");
             queues = List.of(queue != null ? queue : "default");

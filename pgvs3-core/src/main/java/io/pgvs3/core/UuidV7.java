@@ -1,15 +1,16 @@
-package io.pgvs3.core.job;
+package io.pgvs3.core;
 
 import java.security.SecureRandom;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * UUIDv7 job ids (RFC 9562): a millisecond timestamp followed by random bits, so ids sort by creation time.
+ * UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits, so ids sort by creation time. Job ids
+ * and stream message ids alike.
  */
 public final class UuidV7 {
 
-    /** The form OJS requires for a client-provided job id: a lowercase UUIDv7. */
+    /** The form OJS requires for a client-provided id: a lowercase UUIDv7. */
     public static final Pattern PATTERN =
             Pattern.compile("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
 
@@ -26,6 +27,7 @@ public final class UuidV7 {
         return new UUID(msb, lsb);
     }
 
+    /** Whether {@code value} is a lowercase UUIDv7 in canonical form. */
     public static boolean isValid(String value) {
         return value != null && PATTERN.matcher(value).matches();
     }

@@ -1,0 +1,42 @@
+package io.pgvs3.core.job;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class JobMaintenanceTest extends JobStoreTestSupport {
+
+    @Test
+    void aQueueWhoseMaintenanceFailsDoesNotStallTheOtherQueues() {
+        store.enqueue(NewJob.builder("test.broken").queue("a-broken").build());
+        jdbc.update("UPDATE \"s3q_a-broken\".jobs SET state = 'scheduled', scheduled_at = now() - interval '1 minute'");
+        jdbc.execute("""
+                CREATE FUNCTION "s3q_a-broken".refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'this queue cannot be maintained'; END $$;
+                CREATE TRIGGER refuse BEFORE UPDATE ON "s3q_a-broken".jobs FOR EACH ROW EXECUTE FUNCTION "s3q_a-broken".refuse();
+                """);
+        Job leased = store.enqueue(NewJob.builder("test.lease").queue("b-healthy").build());
+        assertThat(store.fetch(List.of("b-healthy"), 1, "w", Duration.ofMillis(1))).hasSize(1);
+        jdbc.update("UPDATE \"s3q_b-healthy\".jobs SET lease_until = now() - interval '1 second'");
+
+        store.maintain();
+
+        assertThat(store.get(leased.id())).map(Job::state).contains(JobState.AVAILABLE);
+    }
+
+    @Test
+    void eventsWriteNoWalButTheirIdsSurviveACrashRestart() {
+        assertThat(jdbc.queryForObject("SELECT relpersistence::text FROM pg_class WHERE oid = 's3p.job_events'::regclass",
+                String.class)).isEqualTo("u");
+        assertThat(jdbc.queryForObject("SELECT relpersistence::text FROM pg_class WHERE oid = 's3p.job_event_ids'::regclass",
+                String.class)).isEqualTo("p");
+        Job job = store.enqueue(NewJob.builder("test.events").queue("events").build());
+        assertThat(store.events(Set.of(), Set.of("events"), 0, 10))
+                .extracting(JobEvent::type).containsExactly("job.enqueued");
+        assertThat(store.events(Set.of(), Set.of("events"), 0, 10).get(0).jobId()).isEqualTo(job.id());
+    }
+}
