@@ -474,8 +474,10 @@ public class JobStore {
                 }
             }
         }
+        // oldest first by occurred_at, the indexed column: ordered by id, a pass that finds nothing to delete walked
+        // the whole log in id order
         handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT id FROM s3p.job_events"
-                + " WHERE occurred_at < now() - make_interval(secs => ? / 1000.0) ORDER BY id LIMIT ?)",
+                + " WHERE occurred_at < now() - make_interval(secs => ? / 1000.0) ORDER BY occurred_at LIMIT ?)",
                 settings.eventRetention().toMillis(), settings.maintenanceBatch() * 10);
         handled += jdbc.update("DELETE FROM s3p.workflows WHERE id IN (SELECT id FROM s3p.workflows"
                 + " WHERE finished_at < now() - make_interval(secs => ? / 1000.0) LIMIT ?)",
