@@ -73,7 +73,7 @@ public class JobStore {
         this.catalog = catalog;
         this.settings = settings;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
-        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), this::ackAll);
+        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), this::executeAcks);
         catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
     }
 
@@ -266,7 +266,7 @@ public class JobStore {
         UUID id = jobUuid(jobId);
         String result = resultJson == null || resultJson.equals("null") ? null : resultJson;
         AckOutcome outcome = TransactionSynchronizationManager.isActualTransactionActive() || settings.maxAckBatch() == 1
-                ? ackAll(List.of(new AckBatcher.Request(id, workerId, result, null))).get(1)
+                ? executeAcks(List.of(new AckBatcher.Request(id, workerId, result, null))).get(1)
                 : ackBatcher.submit(id, workerId, result);
         if (outcome == null || outcome.job() == null) {
             throw jobNotFound(jobId);
@@ -277,7 +277,40 @@ public class JobStore {
         return outcome.job();
     }
 
-    private Map<Integer, AckOutcome> ackAll(List<AckBatcher.Request> requests) {
+    /**
+     * Completes many jobs in one statement and one commit (or inside the caller's transaction), for a worker that
+     * gathers its own acks. Answers one result per completion, in order; a job that does not exist, or is not active
+     * under the given lease, is left as it is.
+     */
+    public List<AckResult> ackAll(List<JobCompletion> completions) {
+        List<AckBatcher.Request> requests = new ArrayList<>(completions.size());
+        List<Integer> positions = new ArrayList<>(completions.size());
+        for (int i = 0; i < completions.size(); i++) {
+            JobCompletion completion = completions.get(i);
+            Optional<UUID> id = parseUuid(completion.jobId());
+            if (id.isPresent()) {
+                String result = completion.resultJson() == null || completion.resultJson().equals("null") ? null
+                        : completion.resultJson();
+                requests.add(new AckBatcher.Request(id.get(), completion.workerId(), result, null));
+                positions.add(i);
+            }
+        }
+        Map<Integer, AckOutcome> outcomes = requests.isEmpty() ? Map.of() : executeAcks(requests);
+        AckResult[] results = new AckResult[completions.size()];
+        for (int i = 0; i < completions.size(); i++) {
+            results[i] = new AckResult(completions.get(i).jobId(), null, false);
+        }
+        for (int n = 0; n < positions.size(); n++) {
+            AckOutcome outcome = outcomes.get(n + 1);
+            int position = positions.get(n);
+            if (outcome != null && outcome.job() != null) {
+                results[position] = new AckResult(completions.get(position).jobId(), outcome.job(), outcome.ok());
+            }
+        }
+        return List.of(results);
+    }
+
+    private Map<Integer, AckOutcome> executeAcks(List<AckBatcher.Request> requests) {
         UUID[] ids = new UUID[requests.size()];
         String[] results = new String[requests.size()];
         String[] workers = new String[requests.size()];
