@@ -116,9 +116,12 @@ $fn$;
 -- skipped: its position is missing from the result. A spec with a unique key is checked first, under an advisory
 -- lock on the key held to commit, so concurrent enqueues of one key cannot both pass: on conflict it is rejected
 -- (SQLSTATE PV409, the existing id in DETAIL), ignored (the existing job is returned, created = false) or replaces
--- the existing job (which is cancelled). Wakes listeners of the queue's channel after commit.
+-- the existing job (which is cancelled). With p_notify, wakes listeners of the queue's channel after commit; a caller
+-- that wakes them itself once its transaction committed passes false (see JobStore: a notifying transaction holds a
+-- global lock until its commit record is flushed, so notifying inside every enqueue serialises concurrent producers).
 DROP FUNCTION IF EXISTS @schema@.enqueue(jsonb);
-CREATE OR REPLACE FUNCTION @schema@.enqueue(p_jobs jsonb) RETURNS TABLE (ord integer, job jsonb, created boolean)
+CREATE OR REPLACE FUNCTION @schema@.enqueue(p_jobs jsonb, p_notify boolean DEFAULT true)
+RETURNS TABLE (ord integer, job jsonb, created boolean)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_available boolean;
@@ -200,6 +203,9 @@ BEGIN
         FROM inserted i
     )
     SELECT s.ord, i.job, true FROM inserted i JOIN spec s ON s.id = i.id ORDER BY s.ord;
+    IF NOT p_notify THEN
+        RETURN;
+    END IF;
     SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(p_jobs) e
                    WHERE (e ->> 'scheduled_at') IS NULL OR (e ->> 'scheduled_at')::timestamptz <= now())
     INTO v_available;

@@ -20,6 +20,7 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
+import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.sql.Identifiers;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -42,9 +43,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * transaction). Every method works inside a caller's Spring transaction on the same {@code DataSource}; outside
  * one, concurrent acks are grouped into shared commits.
  * <p>
- * After an enqueue that makes a job available commits, PostgreSQL delivers a notification with payload
- * {@code jobs} on the channel named like the queue's schema, {@code s3q_<queue>}, so listeners can wake without
- * polling. Releases, requeues and expired leases notify the same channel.
+ * After an enqueue that makes a job available commits, a notification with payload {@code jobs} follows on the
+ * channel named like the queue's schema, {@code s3q_<queue>}, so listeners can wake without polling: sent by the
+ * enqueue's own transaction when it runs inside a caller's transaction, else right after its commit. Releases, requeues and expired leases notify the same channel.
  */
 public class JobStore {
 
@@ -63,6 +64,7 @@ public class JobStore {
     private final TransactionTemplate transactions;
     private final JsonMapper mapper = JsonMapper.builder().build();
     private final AckBatcher ackBatcher;
+    private final QueueNotifier notifier;
 
     public JobStore(JdbcTemplate jdbc, QueueCatalog catalog) {
         this(jdbc, catalog, JobStoreSettings.DEFAULTS);
@@ -74,6 +76,7 @@ public class JobStore {
         this.settings = settings;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
         this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), this::executeAcks);
+        this.notifier = new QueueNotifier(jdbc);
         catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
     }
 
@@ -112,27 +115,40 @@ public class JobStore {
             }
             specs.computeIfAbsent(job.queue(), q -> mapper.createArrayNode()).add(spec(job, id, i + 1));
         }
-        if (specs.size() == 1 && !TransactionSynchronizationManager.isActualTransactionActive()) {
+        // inside a caller's transaction the enqueue notifies at its commit; otherwise listeners are woken once the
+        // jobs committed, outside the writing transaction (see QueueNotifier)
+        boolean callersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
+        List<EnqueueOutcome> outcomes;
+        if (specs.size() == 1 && !callersTransaction) {
             Map.Entry<QueueName, ArrayNode> only = specs.entrySet().iterator().next();
-            return ordered(jobs.size(), catalog.withQueue(only.getKey(), () -> insert(only.getKey(), only.getValue())));
+            outcomes = ordered(jobs.size(),
+                    catalog.withQueue(only.getKey(), () -> insert(only.getKey(), only.getValue(), false)));
         }
-        return transactions.execute(status -> {
-            Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
-            specs.forEach((queue, spec) -> {
-                catalog.ensure(queue);
-                inserted.putAll(insert(queue, spec));
+        else {
+            outcomes = transactions.execute(status -> {
+                Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
+                specs.forEach((queue, spec) -> {
+                    catalog.ensure(queue);
+                    inserted.putAll(insert(queue, spec, callersTransaction));
+                });
+                return ordered(jobs.size(), inserted);
             });
-            return ordered(jobs.size(), inserted);
-        });
+        }
+        if (!callersTransaction) {
+            outcomes.stream().filter(outcome -> outcome.created() && outcome.job().state() == JobState.AVAILABLE)
+                    .map(outcome -> outcome.job().queue()).distinct()
+                    .forEach(queue -> notifier.signal(NotificationHub.channelFor(QueueName.of(queue))));
+        }
+        return outcomes;
     }
 
-    private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec) {
+    private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec, boolean notify) {
         Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
         try {
             jdbc.query("SELECT e.ord, e.job::text, e.created FROM " + Identifiers.quote(queue.schema())
-                    + ".enqueue(?::jsonb) e", rs -> {
+                    + ".enqueue(?::jsonb, ?) e", rs -> {
                         inserted.put(rs.getInt(1), new EnqueueOutcome(job(rs.getString(2)), rs.getBoolean(3)));
-                    }, spec.toString());
+                    }, spec.toString(), notify);
         }
         catch (DataAccessException ex) {
             SQLException sql = sqlException(ex);
