@@ -319,12 +319,15 @@ LANGUAGE sql STABLE AS $fn$
 $fn$;
 
 -- Completes jobs that are active under the given worker (a null worker, on either side, matches any lease).
--- Returns a row per input position naming a job of this queue: ok, or the job as it is when it was not active.
+-- Returns a row per input position naming a job of this queue: ok with the completed job (without it unless
+-- p_envelopes), or the job as it is when it was not active.
 -- Both parts must be primary-key probes per job, whatever the statistics say. A constant state = 'active' would let
 -- the planner walk the partial lease index instead (every active job of every worker, per ack) whenever the
 -- statistics were gathered while few jobs were active; compared with a column of the input it cannot, and the
 -- id = ANY conditions give the probes an index condition when the input's size is unknown to a cached plan.
-CREATE OR REPLACE FUNCTION @schema@.ack(p_ids uuid[], p_results jsonb[], p_workers text[])
+DROP FUNCTION IF EXISTS @schema@.ack(uuid[], jsonb[], text[]);
+CREATE OR REPLACE FUNCTION @schema@.ack(p_ids uuid[], p_results jsonb[], p_workers text[],
+                                        p_envelopes boolean DEFAULT true)
 RETURNS TABLE (ord integer, job jsonb, ok boolean)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -342,7 +345,7 @@ BEGIN
             FROM input i
             WHERE j.id = ANY (p_ids) AND j.id = i.id AND j.state = i.acked_state
               AND (i.worker IS NULL OR j.worker_id IS NULL OR j.worker_id = i.worker)
-            RETURNING i.n, @schema@.envelope(j) AS envelope, j.id, j.type, j.attempt, j.worker_id, j.workflow_id,
+            RETURNING i.n, CASE WHEN p_envelopes THEN @schema@.envelope(j) END AS envelope, j.id, j.type, j.attempt, j.worker_id, j.workflow_id,
                       j.result, floor(extract(epoch FROM j.completed_at - j.started_at) * 1000)::bigint AS duration_ms
         ), events AS (
             INSERT INTO s3p.job_events (type, queue, job_id, data)
@@ -574,10 +577,12 @@ CREATE INDEX IF NOT EXISTS jobs_expiry ON @schema@.jobs (expires_at)
 
 -- One maintenance step for this queue, each part bounded by p_limit rows: execution timeouts fail their job with
 -- code timeout, expired leases go back to available, due jobs are promoted, jobs past expires_at are discarded and
--- terminal jobs older than their retention are deleted. Returns how many jobs it touched.
+-- terminal jobs older than their retention are deleted. Returns how many jobs it touched. Every step reads a partial
+-- index made for it; sequential scans are ruled out because a queue that grew since its statistics were last
+-- gathered (autovacuum analyses it a minute or more later) looked small enough to scan whole on every pass.
 CREATE OR REPLACE FUNCTION @schema@.maintain(p_limit integer, p_retention_ms bigint, p_dead_letter_retention_ms bigint)
 RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
 DECLARE
     v_total bigint := 0;
     v_count bigint;

@@ -29,3 +29,29 @@ LANGUAGE sql AS $$
     )
     SELECT count(*) FROM deleted
 $$;
+
+-- Completes many jobs at once (one statement per queue involved). Returns one row per input position that names an
+-- existing job: ok when it was active under the given worker's lease, else the job as it is. Positions missing
+-- from the result name no job. Without p_envelopes a completed job is not read back (its row has job null), for
+-- workers that only need to know the ack held.
+DROP FUNCTION s3p.ack_jobs(uuid[], jsonb[], text[]);
+CREATE FUNCTION s3p.ack_jobs(p_ids uuid[], p_results jsonb[], p_workers text[], p_envelopes boolean DEFAULT true)
+RETURNS TABLE (ord integer, job jsonb, ok boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_group record;
+BEGIN
+    FOR v_group IN
+        SELECT q.schema_name, array_agg(t.id ORDER BY t.n) AS ids, array_agg(t.result ORDER BY t.n) AS results,
+               array_agg(t.worker ORDER BY t.n) AS workers, array_agg(t.n::integer ORDER BY t.n) AS ords
+        FROM unnest(p_ids, p_results, p_workers) WITH ORDINALITY AS t(id, result, worker, n)
+        JOIN s3p.job_locator l ON l.id = t.id
+        JOIN s3p.queues q ON q.name = l.queue
+        GROUP BY q.schema_name
+        ORDER BY q.schema_name
+    LOOP
+        RETURN QUERY EXECUTE format('SELECT ($4)[a.ord], a.job, a.ok FROM %I.ack($1, $2, $3, $5) a', v_group.schema_name)
+            USING v_group.ids, v_group.results, v_group.workers, v_group.ords, p_envelopes;
+    END LOOP;
+END
+$$;

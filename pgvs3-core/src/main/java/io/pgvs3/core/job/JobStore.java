@@ -75,7 +75,7 @@ public class JobStore {
         this.catalog = catalog;
         this.settings = settings;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
-        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), this::executeAcks);
+        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), requests -> executeAcks(requests, true));
         this.notifier = new QueueNotifier(jdbc);
         catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
     }
@@ -282,7 +282,7 @@ public class JobStore {
         UUID id = jobUuid(jobId);
         String result = resultJson == null || resultJson.equals("null") ? null : resultJson;
         AckOutcome outcome = TransactionSynchronizationManager.isActualTransactionActive() || settings.maxAckBatch() == 1
-                ? executeAcks(List.of(new AckBatcher.Request(id, workerId, result, null))).get(1)
+                ? executeAcks(List.of(new AckBatcher.Request(id, workerId, result, null)), true).get(1)
                 : ackBatcher.submit(id, workerId, result);
         if (outcome == null || outcome.job() == null) {
             throw jobNotFound(jobId);
@@ -295,8 +295,9 @@ public class JobStore {
 
     /**
      * Completes many jobs in one statement and one commit (or inside the caller's transaction), for a worker that
-     * gathers its own acks. Answers one result per completion, in order; a job that does not exist, or is not active
-     * under the given lease, is left as it is.
+     * gathers its own acks. Answers one result per completion, in order: acknowledged (the completed job is not read
+     * back), or not, with the job as it is (a job that is not active under the given lease is left alone) or
+     * without one (no such job).
      */
     public List<AckResult> ackAll(List<JobCompletion> completions) {
         List<AckBatcher.Request> requests = new ArrayList<>(completions.size());
@@ -311,7 +312,7 @@ public class JobStore {
                 positions.add(i);
             }
         }
-        Map<Integer, AckOutcome> outcomes = requests.isEmpty() ? Map.of() : executeAcks(requests);
+        Map<Integer, AckOutcome> outcomes = requests.isEmpty() ? Map.of() : executeAcks(requests, false);
         AckResult[] results = new AckResult[completions.size()];
         for (int i = 0; i < completions.size(); i++) {
             results[i] = new AckResult(completions.get(i).jobId(), null, false);
@@ -319,14 +320,14 @@ public class JobStore {
         for (int n = 0; n < positions.size(); n++) {
             AckOutcome outcome = outcomes.get(n + 1);
             int position = positions.get(n);
-            if (outcome != null && outcome.job() != null) {
+            if (outcome != null) {
                 results[position] = new AckResult(completions.get(position).jobId(), outcome.job(), outcome.ok());
             }
         }
         return List.of(results);
     }
 
-    private Map<Integer, AckOutcome> executeAcks(List<AckBatcher.Request> requests) {
+    private Map<Integer, AckOutcome> executeAcks(List<AckBatcher.Request> requests, boolean envelopes) {
         UUID[] ids = new UUID[requests.size()];
         String[] results = new String[requests.size()];
         String[] workers = new String[requests.size()];
@@ -338,10 +339,11 @@ public class JobStore {
         Map<Integer, AckOutcome> outcomes = new HashMap<>();
         jdbc.query(connection -> {
             PreparedStatement statement = connection.prepareStatement(
-                    "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?) a");
+                    "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a");
             statement.setArray(1, connection.createArrayOf("uuid", ids));
             statement.setArray(2, connection.createArrayOf("text", results));
             statement.setArray(3, connection.createArrayOf("text", workers));
+            statement.setBoolean(4, envelopes);
             return statement;
         }, rs -> {
             outcomes.put(rs.getInt(1), new AckOutcome(job(rs.getString(2)), rs.getBoolean(3)));
