@@ -62,6 +62,11 @@ CREATE TABLE IF NOT EXISTS @schema@.job_settings (
 );
 INSERT INTO @schema@.job_settings (singleton) VALUES (true) ON CONFLICT DO NOTHING;
 
+-- The hot-path functions (enqueue, claim, ack) run with plan_cache_mode = force_generic_plan. Their statements are
+-- written so that the generic plan is the right one (primary-key probes for the jobs they name, the claim order
+-- index for the head of the queue), and a custom plan would be re-planned on every call: the cost of planning the
+-- inlined envelope alone is several times the cost of running the statement.
+
 -- The OJS envelope of a job: unknown top-level fields the client sent, overlaid by every system field.
 CREATE OR REPLACE FUNCTION @schema@.envelope(j @schema@.jobs) RETURNS jsonb
 LANGUAGE sql STABLE AS $fn$
@@ -111,10 +116,13 @@ $fn$;
 -- skipped: its position is missing from the result. A spec with a unique key is checked first, under an advisory
 -- lock on the key held to commit, so concurrent enqueues of one key cannot both pass: on conflict it is rejected
 -- (SQLSTATE PV409, the existing id in DETAIL), ignored (the existing job is returned, created = false) or replaces
--- the existing job (which is cancelled). Wakes listeners of the queue's channel after commit.
+-- the existing job (which is cancelled). With p_notify, wakes listeners of the queue's channel after commit; a caller
+-- that wakes them itself once its transaction committed passes false (see JobStore: a notifying transaction holds a
+-- global lock until its commit record is flushed, so notifying inside every enqueue serialises concurrent producers).
 DROP FUNCTION IF EXISTS @schema@.enqueue(jsonb);
-CREATE OR REPLACE FUNCTION @schema@.enqueue(p_jobs jsonb) RETURNS TABLE (ord integer, job jsonb, created boolean)
-LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION @schema@.enqueue(p_jobs jsonb, p_notify boolean DEFAULT true)
+RETURNS TABLE (ord integer, job jsonb, created boolean)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_available boolean;
     v_unique    record;
@@ -195,6 +203,9 @@ BEGIN
         FROM inserted i
     )
     SELECT s.ord, i.job, true FROM inserted i JOIN spec s ON s.id = i.id ORDER BY s.ord;
+    IF NOT p_notify THEN
+        RETURN;
+    END IF;
     SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(p_jobs) e
                    WHERE (e ->> 'scheduled_at') IS NULL OR (e ->> 'scheduled_at')::timestamptz <= now())
     INTO v_available;
@@ -220,7 +231,7 @@ LANGUAGE sql AS $fn$
         SET state = CASE WHEN j.expires_at <= now() THEN 'discarded' ELSE 'available' END,
             discarded_at = CASE WHEN j.expires_at <= now() THEN now() END,
             finished_at = CASE WHEN j.expires_at <= now() THEN now() END
-        FROM due WHERE j.id = due.id
+        WHERE j.id = ANY (ARRAY(SELECT due.id FROM due))
         RETURNING 1
     )
     SELECT count(*) FROM promoted
@@ -231,7 +242,7 @@ $fn$;
 -- rate-limited one at most the tokens its bucket holds.
 CREATE OR REPLACE FUNCTION @schema@.claim(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint)
 RETURNS SETOF jsonb
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_settings @schema@.job_settings;
     v_count    integer := p_count;
@@ -271,7 +282,7 @@ BEGIN
             lease_until = now() + make_interval(secs => coalesce(p_vt_ms, j.visibility_timeout_ms, p_default_vt_ms) / 1000.0),
             deadline_at = CASE WHEN j.timeout_ms IS NULL THEN NULL
                                ELSE now() + make_interval(secs => j.timeout_ms / 1000.0) END
-        FROM candidates c WHERE j.id = c.id
+        WHERE j.id = ANY (ARRAY(SELECT c.id FROM candidates c))
         RETURNING @schema@.envelope(j) AS job, j.id, j.type, j.state, j.attempt, j.priority, j.seq
     ), events AS (
         INSERT INTO s3p.job_events (type, queue, job_id, data)
@@ -308,26 +319,33 @@ LANGUAGE sql STABLE AS $fn$
 $fn$;
 
 -- Completes jobs that are active under the given worker (a null worker, on either side, matches any lease).
--- Returns a row per input position naming a job of this queue: ok, or the job as it is when it was not active.
-CREATE OR REPLACE FUNCTION @schema@.ack(p_ids uuid[], p_results jsonb[], p_workers text[])
+-- Returns a row per input position naming a job of this queue: ok with the completed job (without it unless
+-- p_envelopes), or the job as it is when it was not active.
+-- Both parts must be primary-key probes per job, whatever the statistics say. A constant state = 'active' would let
+-- the planner walk the partial lease index instead (every active job of every worker, per ack) whenever the
+-- statistics were gathered while few jobs were active; compared with a column of the input it cannot, and the
+-- id = ANY conditions give the probes an index condition when the input's size is unknown to a cached plan.
+DROP FUNCTION IF EXISTS @schema@.ack(uuid[], jsonb[], text[]);
+CREATE OR REPLACE FUNCTION @schema@.ack(p_ids uuid[], p_results jsonb[], p_workers text[],
+                                        p_envelopes boolean DEFAULT true)
 RETURNS TABLE (ord integer, job jsonb, ok boolean)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
     r record;
 BEGIN
     FOR r IN
         WITH input AS (
-            SELECT t.id, t.result, t.worker, t.n::integer AS n
+            SELECT t.id, t.result, t.worker, t.n::integer AS n, 'active'::text AS acked_state
             FROM unnest(p_ids, p_results, p_workers) WITH ORDINALITY AS t(id, result, worker, n)
         ), completed AS (
             UPDATE @schema@.jobs j
             SET state = 'completed', result = i.result, error = NULL, completed_at = now(), finished_at = now(),
                 lease_until = NULL, deadline_at = NULL
             FROM input i
-            WHERE j.id = i.id AND j.state = 'active'
+            WHERE j.id = ANY (p_ids) AND j.id = i.id AND j.state = i.acked_state
               AND (i.worker IS NULL OR j.worker_id IS NULL OR j.worker_id = i.worker)
-            RETURNING i.n, @schema@.envelope(j) AS envelope, j.id, j.type, j.attempt, j.worker_id, j.workflow_id,
+            RETURNING i.n, CASE WHEN p_envelopes THEN @schema@.envelope(j) END AS envelope, j.id, j.type, j.attempt, j.worker_id, j.workflow_id,
                       j.result, floor(extract(epoch FROM j.completed_at - j.started_at) * 1000)::bigint AS duration_ms
         ), events AS (
             INSERT INTO s3p.job_events (type, queue, job_id, data)
@@ -340,7 +358,7 @@ BEGIN
         UNION ALL
         SELECT i.n, @schema@.envelope(j), false, NULL::uuid, NULL::uuid, NULL::jsonb
         FROM input i JOIN @schema@.jobs j ON j.id = i.id
-        WHERE NOT EXISTS (SELECT 1 FROM completed c WHERE c.n = i.n)
+        WHERE j.id = ANY (p_ids) AND NOT EXISTS (SELECT 1 FROM completed c WHERE c.n = i.n)
     LOOP
         ord := r.n;
         job := r.envelope;
@@ -559,10 +577,12 @@ CREATE INDEX IF NOT EXISTS jobs_expiry ON @schema@.jobs (expires_at)
 
 -- One maintenance step for this queue, each part bounded by p_limit rows: execution timeouts fail their job with
 -- code timeout, expired leases go back to available, due jobs are promoted, jobs past expires_at are discarded and
--- terminal jobs older than their retention are deleted. Returns how many jobs it touched.
+-- terminal jobs older than their retention are deleted. Returns how many jobs it touched. Every step reads a partial
+-- index made for it; sequential scans are ruled out because a queue that grew since its statistics were last
+-- gathered (autovacuum analyses it a minute or more later) looked small enough to scan whole on every pass.
 CREATE OR REPLACE FUNCTION @schema@.maintain(p_limit integer, p_retention_ms bigint, p_dead_letter_retention_ms bigint)
 RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET enable_seqscan = off AS $fn$
 DECLARE
     v_total bigint := 0;
     v_count bigint;

@@ -20,6 +20,7 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
+import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.sql.Identifiers;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -42,9 +43,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * transaction). Every method works inside a caller's Spring transaction on the same {@code DataSource}; outside
  * one, concurrent acks are grouped into shared commits.
  * <p>
- * After an enqueue that makes a job available commits, PostgreSQL delivers a notification with payload
- * {@code jobs} on the channel named like the queue's schema, {@code s3q_<queue>}, so listeners can wake without
- * polling. Releases, requeues and expired leases notify the same channel.
+ * After an enqueue that makes a job available commits, a notification with payload {@code jobs} follows on the
+ * channel named like the queue's schema, {@code s3q_<queue>}, so listeners can wake without polling: sent by the
+ * enqueue's own transaction when it runs inside a caller's transaction, else right after its commit. Releases, requeues and expired leases notify the same channel.
  */
 public class JobStore {
 
@@ -63,6 +64,7 @@ public class JobStore {
     private final TransactionTemplate transactions;
     private final JsonMapper mapper = JsonMapper.builder().build();
     private final AckBatcher ackBatcher;
+    private final QueueNotifier notifier;
 
     public JobStore(JdbcTemplate jdbc, QueueCatalog catalog) {
         this(jdbc, catalog, JobStoreSettings.DEFAULTS);
@@ -73,7 +75,8 @@ public class JobStore {
         this.catalog = catalog;
         this.settings = settings;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
-        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), this::ackAll);
+        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), requests -> executeAcks(requests, true));
+        this.notifier = new QueueNotifier(jdbc);
         catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
     }
 
@@ -112,27 +115,40 @@ public class JobStore {
             }
             specs.computeIfAbsent(job.queue(), q -> mapper.createArrayNode()).add(spec(job, id, i + 1));
         }
-        if (specs.size() == 1 && !TransactionSynchronizationManager.isActualTransactionActive()) {
+        // inside a caller's transaction the enqueue notifies at its commit; otherwise listeners are woken once the
+        // jobs committed, outside the writing transaction (see QueueNotifier)
+        boolean callersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
+        List<EnqueueOutcome> outcomes;
+        if (specs.size() == 1 && !callersTransaction) {
             Map.Entry<QueueName, ArrayNode> only = specs.entrySet().iterator().next();
-            return ordered(jobs.size(), catalog.withQueue(only.getKey(), () -> insert(only.getKey(), only.getValue())));
+            outcomes = ordered(jobs.size(),
+                    catalog.withQueue(only.getKey(), () -> insert(only.getKey(), only.getValue(), false)));
         }
-        return transactions.execute(status -> {
-            Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
-            specs.forEach((queue, spec) -> {
-                catalog.ensure(queue);
-                inserted.putAll(insert(queue, spec));
+        else {
+            outcomes = transactions.execute(status -> {
+                Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
+                specs.forEach((queue, spec) -> {
+                    catalog.ensure(queue);
+                    inserted.putAll(insert(queue, spec, callersTransaction));
+                });
+                return ordered(jobs.size(), inserted);
             });
-            return ordered(jobs.size(), inserted);
-        });
+        }
+        if (!callersTransaction) {
+            outcomes.stream().filter(outcome -> outcome.created() && outcome.job().state() == JobState.AVAILABLE)
+                    .map(outcome -> outcome.job().queue()).distinct()
+                    .forEach(queue -> notifier.signal(NotificationHub.channelFor(QueueName.of(queue))));
+        }
+        return outcomes;
     }
 
-    private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec) {
+    private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec, boolean notify) {
         Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
         try {
             jdbc.query("SELECT e.ord, e.job::text, e.created FROM " + Identifiers.quote(queue.schema())
-                    + ".enqueue(?::jsonb) e", rs -> {
+                    + ".enqueue(?::jsonb, ?) e", rs -> {
                         inserted.put(rs.getInt(1), new EnqueueOutcome(job(rs.getString(2)), rs.getBoolean(3)));
-                    }, spec.toString());
+                    }, spec.toString(), notify);
         }
         catch (DataAccessException ex) {
             SQLException sql = sqlException(ex);
@@ -266,7 +282,7 @@ public class JobStore {
         UUID id = jobUuid(jobId);
         String result = resultJson == null || resultJson.equals("null") ? null : resultJson;
         AckOutcome outcome = TransactionSynchronizationManager.isActualTransactionActive() || settings.maxAckBatch() == 1
-                ? ackAll(List.of(new AckBatcher.Request(id, workerId, result, null))).get(1)
+                ? executeAcks(List.of(new AckBatcher.Request(id, workerId, result, null)), true).get(1)
                 : ackBatcher.submit(id, workerId, result);
         if (outcome == null || outcome.job() == null) {
             throw jobNotFound(jobId);
@@ -277,7 +293,41 @@ public class JobStore {
         return outcome.job();
     }
 
-    private Map<Integer, AckOutcome> ackAll(List<AckBatcher.Request> requests) {
+    /**
+     * Completes many jobs in one statement and one commit (or inside the caller's transaction), for a worker that
+     * gathers its own acks. Answers one result per completion, in order: acknowledged (the completed job is not read
+     * back), or not, with the job as it is (a job that is not active under the given lease is left alone) or
+     * without one (no such job).
+     */
+    public List<AckResult> ackAll(List<JobCompletion> completions) {
+        List<AckBatcher.Request> requests = new ArrayList<>(completions.size());
+        List<Integer> positions = new ArrayList<>(completions.size());
+        for (int i = 0; i < completions.size(); i++) {
+            JobCompletion completion = completions.get(i);
+            Optional<UUID> id = parseUuid(completion.jobId());
+            if (id.isPresent()) {
+                String result = completion.resultJson() == null || completion.resultJson().equals("null") ? null
+                        : completion.resultJson();
+                requests.add(new AckBatcher.Request(id.get(), completion.workerId(), result, null));
+                positions.add(i);
+            }
+        }
+        Map<Integer, AckOutcome> outcomes = requests.isEmpty() ? Map.of() : executeAcks(requests, false);
+        AckResult[] results = new AckResult[completions.size()];
+        for (int i = 0; i < completions.size(); i++) {
+            results[i] = new AckResult(completions.get(i).jobId(), null, false);
+        }
+        for (int n = 0; n < positions.size(); n++) {
+            AckOutcome outcome = outcomes.get(n + 1);
+            int position = positions.get(n);
+            if (outcome != null) {
+                results[position] = new AckResult(completions.get(position).jobId(), outcome.job(), outcome.ok());
+            }
+        }
+        return List.of(results);
+    }
+
+    private Map<Integer, AckOutcome> executeAcks(List<AckBatcher.Request> requests, boolean envelopes) {
         UUID[] ids = new UUID[requests.size()];
         String[] results = new String[requests.size()];
         String[] workers = new String[requests.size()];
@@ -289,10 +339,11 @@ public class JobStore {
         Map<Integer, AckOutcome> outcomes = new HashMap<>();
         jdbc.query(connection -> {
             PreparedStatement statement = connection.prepareStatement(
-                    "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?) a");
+                    "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a");
             statement.setArray(1, connection.createArrayOf("uuid", ids));
             statement.setArray(2, connection.createArrayOf("text", results));
             statement.setArray(3, connection.createArrayOf("text", workers));
+            statement.setBoolean(4, envelopes);
             return statement;
         }, rs -> {
             outcomes.put(rs.getInt(1), new AckOutcome(job(rs.getString(2)), rs.getBoolean(3)));
@@ -474,8 +525,10 @@ public class JobStore {
                 }
             }
         }
+        // oldest first by occurred_at, the indexed column: ordered by id, a pass that finds nothing to delete walked
+        // the whole log in id order
         handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT id FROM s3p.job_events"
-                + " WHERE occurred_at < now() - make_interval(secs => ? / 1000.0) ORDER BY id LIMIT ?)",
+                + " WHERE occurred_at < now() - make_interval(secs => ? / 1000.0) ORDER BY occurred_at LIMIT ?)",
                 settings.eventRetention().toMillis(), settings.maintenanceBatch() * 10);
         handled += jdbc.update("DELETE FROM s3p.workflows WHERE id IN (SELECT id FROM s3p.workflows"
                 + " WHERE finished_at < now() - make_interval(secs => ? / 1000.0) LIMIT ?)",

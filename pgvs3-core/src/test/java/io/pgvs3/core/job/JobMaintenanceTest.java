@@ -39,4 +39,30 @@ class JobMaintenanceTest extends JobStoreTestSupport {
                 .extracting(JobEvent::type).containsExactly("job.enqueued");
         assertThat(store.events(Set.of(), Set.of("events"), 0, 10).get(0).jobId()).isEqualTo(job.id());
     }
+
+    @Test
+    void locatorRowsOfAQueueDroppedElsewhereArePrunedAndLiveOnesKept() {
+        Job live = store.enqueue(NewJob.builder("test.live").queue("locator-live").build());
+        jdbc.update("INSERT INTO s3p.job_locator (id, queue) SELECT gen_random_uuid(), 'dropped-elsewhere'"
+                + " FROM generate_series(1, 3)");
+
+        store.maintain();
+
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = 'dropped-elsewhere'",
+                Long.class)).isZero();
+        assertThat(store.get(live.id())).isPresent();
+    }
+
+    @Test
+    void eventsOlderThanTheirRetentionArePrunedAndRecentOnesKept() {
+        Job old = store.enqueue(NewJob.builder("test.old").queue("events-retention").build());
+        Job recent = store.enqueue(NewJob.builder("test.recent").queue("events-retention").build());
+        jdbc.update("UPDATE s3p.job_events SET occurred_at = now() - interval '2 hours' WHERE job_id = ?::uuid",
+                old.id());
+
+        store.maintain();
+
+        assertThat(store.events(Set.of(), Set.of("events-retention"), 0, 10)).extracting(JobEvent::jobId)
+                .containsExactly(recent.id());
+    }
 }

@@ -388,7 +388,10 @@ public class Pgvs3Properties {
         /** Lease taken on each job a @JobHandler container fetches; renewed by heartbeats while it runs. */
         private Duration visibilityTimeout = Duration.ofSeconds(30);
 
-        /** How often the leases of running jobs are renewed; must be shorter than the visibility timeout. */
+        /**
+         * How often the leases of held jobs are checked; one is renewed when it would otherwise run out before the
+         * check after next. Must be shorter than the visibility timeout.
+         */
         private Duration heartbeatInterval = Duration.ofSeconds(10);
 
         /** Jobs fetched ahead of free handler threads, so a thread that finishes starts the next job at once. */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -13,7 +14,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.pgvs3.core.job.AckResult;
 import io.pgvs3.core.job.Job;
+import io.pgvs3.core.job.JobCompletion;
 import io.pgvs3.core.job.JobError;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
@@ -25,11 +28,14 @@ import org.slf4j.LoggerFactory;
  * Runs the {@code @JobHandler} methods of one queue.
  * <p>
  * One fetcher thread claims jobs while handler threads are free (plus a bounded prefetch) and handler threads run
- * them; acknowledgements of concurrent handlers share a commit (the job store groups them). Leases of
- * every held job are renewed by heartbeats while it runs. A handler exception nacks the job with the error
- * recorded; the job's retry policy decides what happens next. On stop the fetcher stops, jobs not started are
- * released at once, running jobs get the shutdown timeout to finish, and the leases of any still running are
- * released, so no job waits for its lease to expire.
+ * them. A handler thread that finishes a job hands its acknowledgement to the container's acker thread and takes
+ * the next job at once; the acker completes every acknowledgement waiting at that moment in one statement and one
+ * commit, so acks share commits however fast handlers finish. A job counts as held, and its lease is renewed, until
+ * its ack has committed. Heartbeats renew only leases that would otherwise run out before the next heartbeat but
+ * one, so a job that finishes quickly is written twice: claimed and completed. A handler exception nacks the job
+ * with the error recorded; the job's retry policy decides what happens next. On stop the fetcher stops, jobs not
+ * started are released at once, running jobs get the shutdown timeout to finish, the acks of finished jobs are
+ * committed, and the leases of any still running are released, so no job waits for its lease to expire.
  */
 public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
 
@@ -45,11 +51,13 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     private final String workerId;
 
     private volatile boolean forced;
-    private final Map<String, Job> held = new ConcurrentHashMap<>();
+    private final Map<String, HeldJob> held = new ConcurrentHashMap<>();
+    private BlockingQueue<Completion> completions;
     private Semaphore permits;
     private ThreadPoolExecutor workers;
     private ScheduledExecutorService heartbeats;
     private Thread fetcher;
+    private Thread acker;
 
     public JobHandlerContainer(String id, String queue, Map<String, JobHandlerMethodAdapter> handlers,
             int concurrency, JobContainerSettings settings, JobStore store, NotificationHub notifications,
@@ -104,6 +112,10 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         heartbeats = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable, "pgvs3-" + id + "-heartbeat"));
         long interval = settings.heartbeatInterval().toMillis();
         heartbeats.scheduleWithFixedDelay(this::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
+        BlockingQueue<Completion> pendingAcks = new LinkedBlockingQueue<>();
+        completions = pendingAcks;
+        acker = daemon(() -> acknowledgeCompleted(pendingAcks), "pgvs3-" + id + "-acker");
+        acker.start();
         fetcher = daemon(this::fetch, "pgvs3-" + id + "-fetcher");
         fetcher.start();
         log.debug("Started job handler container {} on {} for {} with concurrency {}", id, queue, types(), concurrency);
@@ -125,9 +137,11 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
             workers.shutdownNow();
             awaitWorkers(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
         }
+        completions.add(Completion.END);
+        joinUntil(acker, Math.max(deadlineNanos, System.nanoTime() + TimeUnit.SECONDS.toNanos(5)));
         heartbeats.shutdownNow();
-        for (Job job : List.copyOf(held.values())) {
-            release(job);
+        for (HeldJob job : List.copyOf(held.values())) {
+            release(job.job());
         }
     }
 
@@ -152,6 +166,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                     continue;
                 }
                 int count = 1 + permits.drainPermits();
+                long leasedAt = System.nanoTime();
                 List<Job> jobs;
                 try {
                     jobs = store.fetch(queues, count, workerId, settings.visibilityTimeout());
@@ -164,7 +179,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                 }
                 permits.release(count - jobs.size());
                 for (Job job : jobs) {
-                    held.put(job.id(), job);
+                    held.put(job.id(), new HeldJob(job, leasedAt));
                     workers.execute(new JobTask(job));
                 }
                 if (jobs.isEmpty()) {
@@ -223,15 +238,55 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     }
 
     private void acknowledge(Job job, String result) {
+        completions.add(new Completion(job, result));
+    }
+
+    /** The acker thread: completes the acks waiting at each moment together, until the end marker. */
+    private void acknowledgeCompleted(BlockingQueue<Completion> pendingAcks) {
+        int maxBatch = store.settings().maxAckBatch();
+        List<Completion> batch = new ArrayList<>();
+        boolean ended = false;
+        while (!ended) {
+            try {
+                batch.add(pendingAcks.take());
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            pendingAcks.drainTo(batch, maxBatch - 1);
+            ended = batch.remove(Completion.END);
+            if (!batch.isEmpty()) {
+                commit(batch);
+            }
+            batch.clear();
+        }
+    }
+
+    private void commit(List<Completion> batch) {
+        List<JobCompletion> acks = batch.stream()
+                .map(completion -> new JobCompletion(completion.job().id(), workerId, completion.result()))
+                .toList();
         try {
-            store.ack(job.id(), workerId, result);
-            metrics.jobFinished(queue, job.type(), "completed");
+            List<AckResult> results = store.ackAll(acks);
+            for (int i = 0; i < batch.size(); i++) {
+                Job job = batch.get(i).job();
+                if (results.get(i).acknowledged()) {
+                    metrics.jobFinished(queue, job.type(), "completed");
+                }
+                else {
+                    log.warn("Could not acknowledge job {}: it is {}", job.id(), results.get(i).job() == null
+                            ? "gone" : results.get(i).job().state().wireValue() + " under another lease or state");
+                }
+            }
         }
         catch (RuntimeException ex) {
-            log.warn("Could not acknowledge job {}: {}", job.id(), ex.toString());
+            log.warn("Could not acknowledge {} jobs of {}: {}", batch.size(), id, ex.toString());
         }
         finally {
-            finished(job);
+            for (Completion completion : batch) {
+                finished(completion.job());
+            }
         }
     }
 
@@ -254,17 +309,38 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         }
     }
 
+    /**
+     * Renews the leases that would run out before the heartbeat after next; younger ones are left alone, so a job
+     * that finishes within a few heartbeat intervals costs no lease write.
+     */
     private void heartbeat() {
-        List<String> ids = List.copyOf(held.keySet());
+        long now = System.nanoTime();
+        long renewAfter = settings.visibilityTimeout().minus(settings.heartbeatInterval().multipliedBy(2)).toNanos();
+        List<String> ids = held.values().stream()
+                .filter(job -> now - job.leasedAt() >= renewAfter)
+                .map(job -> job.job().id())
+                .toList();
         if (ids.isEmpty()) {
             return;
         }
         try {
-            store.heartbeat(workerId, ids, settings.visibilityTimeout());
+            for (String extended : store.heartbeat(workerId, ids, settings.visibilityTimeout()).extendedJobIds()) {
+                held.computeIfPresent(extended, (key, job) -> new HeldJob(job.job(), now));
+            }
         }
         catch (RuntimeException ex) {
             log.warn("Heartbeat of {} jobs in {} failed: {}", ids.size(), id, ex.toString());
         }
+    }
+
+    /** A job leased to this container, with when its lease was last taken or renewed ({@link System#nanoTime()}). */
+    private record HeldJob(Job job, long leasedAt) {
+    }
+
+    /** A finished job waiting for its ack to commit; {@link #END} tells the acker to stop once it got here. */
+    private record Completion(Job job, String result) {
+
+        static final Completion END = new Completion(null, null);
     }
 
     private final class JobTask implements Runnable {

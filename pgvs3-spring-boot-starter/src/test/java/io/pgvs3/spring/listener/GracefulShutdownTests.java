@@ -53,10 +53,15 @@ class GracefulShutdownTests {
     }
 
     private ConfigurableApplicationContext start(String... more) {
-        List<String> args = new ArrayList<>(List.of(ListenerApplicationTests.properties(database,
-                "--spring.main.web-application-type=none", "--pgvs3.handler.visibility-timeout=5m",
-                "--pgvs3.handler.heartbeat-interval=1m", "--pgvs3.handler.prefetch=2")));
-        args.addAll(List.of(more));
+        List<String> args = new ArrayList<>(List.of(more));
+        for (String fallback : List.of("--pgvs3.handler.visibility-timeout=5m", "--pgvs3.handler.heartbeat-interval=1m")) {
+            String key = fallback.substring(0, fallback.indexOf('=') + 1);
+            if (args.stream().noneMatch(arg -> arg.startsWith(key))) {
+                args.add(fallback);
+            }
+        }
+        args.addAll(List.of(ListenerApplicationTests.properties(database, "--spring.main.web-application-type=none",
+                "--pgvs3.handler.prefetch=2")));
         return new SpringApplicationBuilder(ShutdownApp.class).run(args.toArray(String[]::new));
     }
 
@@ -125,6 +130,38 @@ class GracefulShutdownTests {
         finally {
             second.close();
         }
+    }
+
+    @Test
+    void heartbeatsRenewOnlyLeasesThatWouldRunOutAndKeepLongJobsLeased() {
+        jobMillis = 2_500;
+        try (ConfigurableApplicationContext app = start("--pgvs3.handler.visibility-timeout=6s",
+                "--pgvs3.handler.heartbeat-interval=1s")) {
+            assertThat(leasesSeenWhileRunning(app)).as("a lease far from running out is not rewritten").hasSize(1);
+        }
+        jobMillis = 4_500;
+        try (ConfigurableApplicationContext app = start("--pgvs3.handler.visibility-timeout=3s",
+                "--pgvs3.handler.heartbeat-interval=1s")) {
+            assertThat(leasesSeenWhileRunning(app)).as("a lease about to run out is renewed").hasSizeGreaterThan(1);
+        }
+    }
+
+    /** Runs one slow job to completion and answers the distinct lease expiries seen while it ran. */
+    private Set<String> leasesSeenWhileRunning(ConfigurableApplicationContext app) {
+        JobStore jobs = observer(dataSource);
+        String id = app.getBean(JobTemplate.class).enqueue("slow.job", 1, JobOptions.queue("slow")).id();
+        Set<String> leases = ConcurrentHashMap.newKeySet();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            Job job = jobs.get(id).orElseThrow();
+            if (job.state() == JobState.ACTIVE) {
+                leases.add(job.envelope().path("lease_expires_at").asString());
+            }
+            return job.state() == JobState.COMPLETED;
+        });
+        Job done = jobs.get(id).orElseThrow();
+        assertThat(done.attempt()).as("the job ran once, its lease never ran out").isEqualTo(1);
+        assertThat(completedJobs).contains(id);
+        return leases;
     }
 
     @SpringBootApplication

@@ -1,0 +1,86 @@
+package io.pgvs3.core.job;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.notify.NotificationHub;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Listeners of a queue are woken after every enqueue that makes a job available, and only once it committed. */
+class JobNotificationTest extends JobStoreTestSupport {
+
+    @Test
+    void anEnqueueOutsideATransactionWakesListenersAfterItCommitted() throws Exception {
+        try (NotificationHub hub = new NotificationHub(dataSource)) {
+            Semaphore woken = listen(hub, "wake-plain");
+
+            store.enqueue(NewJob.builder("test.wake").queue("wake-plain").build());
+
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+            store.enqueue(NewJob.builder("test.later").queue("wake-plain")
+                    .scheduledAt(Instant.now().plus(Duration.ofHours(1))).build());
+            assertThat(woken.tryAcquire(500, TimeUnit.MILLISECONDS)).as("a scheduled job wakes nobody").isFalse();
+        }
+    }
+
+    @Test
+    void concurrentEnqueuesEachWakeListenersAfterTheirJob() throws Exception {
+        try (NotificationHub hub = new NotificationHub(dataSource)) {
+            Semaphore woken = listen(hub, "wake-many");
+            List<Callable<Object>> producers = IntStream.range(0, 16).<Callable<Object>>mapToObj(i -> () ->
+                    store.enqueue(NewJob.builder("test.wake").queue("wake-many").build())).toList();
+
+            runTogether(producers);
+
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+            // whatever coalesced, the last wake-up came after the last job committed: a fetch now sees all of them
+            woken.drainPermits();
+            assertThat(store.fetch(List.of("wake-many"), 100, "w", null)).hasSize(16);
+        }
+    }
+
+    @Test
+    void anEnqueueInsideATransactionWakesListenersOnlyAtItsCommit() throws Exception {
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        try (NotificationHub hub = new NotificationHub(dataSource)) {
+            Semaphore woken = listen(hub, "wake-tx");
+
+            transaction.executeWithoutResult(status -> {
+                store.enqueue(NewJob.builder("test.wake").queue("wake-tx").build());
+                try {
+                    assertThat(woken.tryAcquire(500, TimeUnit.MILLISECONDS)).as("not before the commit").isFalse();
+                }
+                catch (InterruptedException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private static Semaphore listen(NotificationHub hub, String queue) throws InterruptedException {
+        Semaphore woken = new Semaphore(0);
+        hub.listen(NotificationHub.channelFor(QueueName.of(queue)), woken::release);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!hub.isConnected() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(hub.isConnected()).isTrue();
+        // the LISTEN of a registration made before the connection was up runs within the hub's poll interval
+        Thread.sleep(500);
+        woken.drainPermits();
+        return woken;
+    }
+}
