@@ -114,7 +114,9 @@ class JobBadInputTest extends ServerTestSupport {
                     "error", Map.of("code", "boom", "message", "attempt " + attempt)));
             assertThat(nack.status()).as("attempt %s: %s", attempt, nack).isEqualTo(200);
         }
-        assertThat(http.get("/ojs/v1/jobs/" + id).json().path("job").path("state").asString()).isEqualTo("retryable");
+        // with a zero back-off the retry is due at once, so maintenance may already have made it available again
+        assertThat(http.get("/ojs/v1/jobs/" + id).json().path("job").path("state").asString())
+                .isIn("retryable", "available");
     }
 
     private static Object[] post(String path, Object body, int status) {
