@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_events (
     txid        xid8 NOT NULL DEFAULT pg_current_xact_id(),
     event_id    text NOT NULL,
     type        text NOT NULL,
-    payload     jsonb NOT NULL,
+    payload     json NOT NULL,
     headers     jsonb NOT NULL DEFAULT '{}'::jsonb,
     retry_count integer NOT NULL DEFAULT 0,
     created_at  timestamptz NOT NULL DEFAULT now()
@@ -135,7 +135,14 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_cursors_0 PARTITION OF @schema@.strea
 CREATE TABLE IF NOT EXISTS @schema@.stream_cursors_1 PARTITION OF @schema@.stream_cursors FOR VALUES IN (1);
 CREATE INDEX IF NOT EXISTS stream_cursors_sub ON @schema@.stream_cursors (sub_id, id DESC);
 
--- Batches, with the exact events of each as one compact array of sequence numbers. A batch is outstanding while
+-- The sequence numbers of a batch as ranges: a batch's events are mostly consecutive, so one or a few ranges hold
+-- what an array would spell out number by number (and store, and toast, on every receive).
+CREATE OR REPLACE FUNCTION @schema@.stream_seq_ranges(p_seqs bigint[]) RETURNS int8multirange
+LANGUAGE sql IMMUTABLE AS $fn$
+    SELECT coalesce(range_agg(int8range(s.seq, s.seq, '[]')), '{}'::int8multirange) FROM unnest(p_seqs) AS s(seq)
+$fn$;
+
+-- Batches, with the exact events of each as their sequence numbers, compacted into ranges. A batch is outstanding while
 -- its end tick is past the subscription's cursor; the batches of one subscription cover consecutive tick ranges,
 -- so (sub_id, start_tick) finds both the newest one and the one that starts where another ends, and
 -- (sub_id, member, start_tick) a member's newest one. Each lookup is one index probe, whatever the parameters.
@@ -146,11 +153,20 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_batches (
     member     text NOT NULL DEFAULT '',
     start_tick bigint NOT NULL,
     end_tick   bigint NOT NULL,
-    seqs       bigint[] NOT NULL,
+    seqs       int8multirange NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
 ) PARTITION BY LIST (part);
 CREATE TABLE IF NOT EXISTS @schema@.stream_batches_0 PARTITION OF @schema@.stream_batches FOR VALUES IN (0);
 CREATE TABLE IF NOT EXISTS @schema@.stream_batches_1 PARTITION OF @schema@.stream_batches FOR VALUES IN (1);
+-- Batches of earlier templates held their sequence numbers as a bigint[].
+DO $migrate$
+BEGIN
+    IF (SELECT a.atttypid FROM pg_attribute a
+        WHERE a.attrelid = '@schema@.stream_batches'::regclass AND a.attname = 'seqs') = 'bigint[]'::regtype THEN
+        ALTER TABLE @schema@.stream_batches ALTER COLUMN seqs TYPE int8multirange USING @schema@.stream_seq_ranges(seqs);
+    END IF;
+END
+$migrate$;
 CREATE INDEX IF NOT EXISTS stream_batches_batch ON @schema@.stream_batches (batch_id);
 CREATE INDEX IF NOT EXISTS stream_batches_sub ON @schema@.stream_batches (sub_id, start_tick);
 CREATE INDEX IF NOT EXISTS stream_batches_member ON @schema@.stream_batches (sub_id, member, start_tick);
@@ -197,7 +213,8 @@ BEGIN
     END IF;
     IF to_regclass('@schema@.stream_batches_v1') IS NOT NULL THEN
         INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, created_at)
-        SELECT v_part, b.batch_id, s.sub_id, b.member, b.start_tick, b.end_tick, be.seqs, b.created_at
+        SELECT v_part, b.batch_id, s.sub_id, b.member, b.start_tick, b.end_tick, @schema@.stream_seq_ranges(be.seqs),
+               b.created_at
         FROM @schema@.stream_batches_v1 b
         JOIN @schema@.stream_subscriptions s ON s.consumer = b.consumer
         JOIN @schema@.stream_batch_events be ON be.batch_id = b.batch_id;
@@ -221,7 +238,7 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_retry_events (
     retry_id    bigserial PRIMARY KEY,
     event_id    text NOT NULL,
     type        text NOT NULL,
-    payload     jsonb NOT NULL,
+    payload     json NOT NULL,
     headers     jsonb NOT NULL,
     retry_count integer NOT NULL,
     due_at      timestamptz NOT NULL,
@@ -234,7 +251,7 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_dead_letters (
     dead_letter_id bigserial PRIMARY KEY,
     event_id       text NOT NULL,
     type           text NOT NULL,
-    payload        jsonb NOT NULL,
+    payload        json NOT NULL,
     headers        jsonb NOT NULL,
     retry_count    integer NOT NULL,
     reason         text,
@@ -243,8 +260,37 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_dead_letters (
 );
 CREATE INDEX IF NOT EXISTS stream_dead_letters_dead_at ON @schema@.stream_dead_letters (dead_at);
 
--- The functions of the first streams template that are gone or changed their result.
+-- Payloads are kept as the JSON text the producer sent (type json: validated, stored and returned verbatim). Earlier
+-- templates stored jsonb, whose output function re-serialises every document on every receive; their columns are
+-- converted here, once (this rewrites the log's segments).
+DO $migrate$
+DECLARE
+    v_table text;
+BEGIN
+    FOREACH v_table IN ARRAY ARRAY['stream_events', 'stream_retry_events', 'stream_dead_letters'] LOOP
+        IF (SELECT a.atttypid FROM pg_attribute a
+            WHERE a.attrelid = format('@schema@.%I', v_table)::regclass AND a.attname = 'payload') = 'jsonb'::regtype THEN
+            EXECUTE format('ALTER TABLE @schema@.%I ALTER COLUMN payload TYPE json USING payload::json', v_table);
+        END IF;
+    END LOOP;
+END
+$migrate$;
+
+-- The functions of earlier streams templates that are gone or changed their result.
 DROP FUNCTION IF EXISTS @schema@.stream_cleanup_ticks();
+DO $migrate$
+BEGIN
+    IF pg_get_function_result(to_regprocedure('@schema@.stream_receive(text, text, integer)')) LIKE '%payload jsonb%' THEN
+        DROP FUNCTION @schema@.stream_receive(text, text, integer);
+    END IF;
+    IF pg_get_function_result(to_regprocedure('@schema@.stream_batch_messages(bigint)')) LIKE '%payload jsonb%' THEN
+        DROP FUNCTION @schema@.stream_batch_messages(bigint);
+    END IF;
+    IF pg_get_function_result(to_regprocedure('@schema@.stream_dead_letter_list(integer, integer)')) = 'jsonb' THEN
+        DROP FUNCTION @schema@.stream_dead_letter_list(integer, integer);
+    END IF;
+END
+$migrate$;
 
 -- The advisory lock keys of this queue.
 CREATE OR REPLACE FUNCTION @schema@.stream_rotation_key() RETURNS bigint
@@ -285,10 +331,14 @@ $fn$;
 -- Appends messages atomically: parallel arrays, one element per message, payloads and headers as JSON text (cast
 -- once by the INSERT, far cheaper than binding jsonb[]); p_headers null when no message has headers. Every event
 -- carries its transaction id, which is what ticks compare. Returns one row: the sequence numbers in the order of
--- the arguments, and the insert time. Listeners on the channel named like the schema are woken when this commits.
+-- the arguments, and the insert time. With p_notify, listeners on the channel named like the schema are woken when
+-- this commits; a caller that wakes them itself once its transaction committed passes false (a notifying transaction
+-- holds a global lock until its commit record is flushed, so notifying inside every append serialises concurrent
+-- producers; see StreamStore).
 DROP FUNCTION IF EXISTS @schema@.stream_append(text[], text[], jsonb[], jsonb[]);
+DROP FUNCTION IF EXISTS @schema@.stream_append(text[], text[], text[], text[]);
 CREATE OR REPLACE FUNCTION @schema@.stream_append(
-    p_ids text[], p_types text[], p_payloads text[], p_headers text[])
+    p_ids text[], p_types text[], p_payloads text[], p_headers text[], p_notify boolean DEFAULT true)
 RETURNS TABLE (seqs bigint[], created_at timestamptz)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -306,13 +356,15 @@ BEGIN
     -- nextval is evaluated after the sort, so sequence numbers follow the argument order
     WITH inserted AS (
         INSERT INTO @schema@.stream_events AS e (segment, seq, event_id, type, payload, headers)
-        SELECT v_segment, nextval('@schema@.stream_seq'), m.id, m.type, m.payload::jsonb,
+        SELECT v_segment, nextval('@schema@.stream_seq'), m.id, m.type, m.payload::json,
                coalesce(m.headers::jsonb, '{}'::jsonb)
         FROM unnest(p_ids, p_types, p_payloads, p_headers) WITH ORDINALITY AS m(id, type, payload, headers, ord)
         ORDER BY m.ord
         RETURNING e.seq)
     SELECT array_agg(i.seq ORDER BY i.seq) INTO v_seqs FROM inserted i;
-    PERFORM pg_notify(@schema@.stream_channel(), 'stream');
+    IF p_notify THEN
+        PERFORM pg_notify(@schema@.stream_channel(), 'stream');
+    END IF;
     RETURN QUERY SELECT v_seqs, now();
 END
 $fn$;
@@ -329,6 +381,19 @@ LANGUAGE sql STABLE AS $fn$
             AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
           ORDER BY e.seq
           LIMIT p_limit) d
+$fn$;
+
+-- The events visible in p_to but not in p_from, in storage order, at most p_limit of them: a batch read in one
+-- scan, whole rows, so that the receive needs no second lookup by sequence number.
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_limit integer)
+RETURNS @schema@.stream_events[]
+LANGUAGE sql STABLE AS $fn$
+    SELECT ARRAY(SELECT e
+                 FROM @schema@.stream_events e
+                 WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
+                   AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+                 ORDER BY e.seq
+                 LIMIT p_limit)
 $fn$;
 
 -- How many events are visible in p_to but not in p_from: the size of that batch.
@@ -374,7 +439,7 @@ $fn$;
 -- The messages of one batch, read back by its fixed sequence numbers within its tick range.
 CREATE OR REPLACE FUNCTION @schema@.stream_batch_messages(p_batch_id bigint)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
-               payload jsonb, headers jsonb, retry_count integer, created_at timestamptz)
+               payload json, headers jsonb, retry_count integer, created_at timestamptz)
 LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
     v_batch @schema@.stream_batches;
@@ -388,7 +453,7 @@ BEGIN
     SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
            e.headers, e.retry_count, e.created_at
     FROM @schema@.stream_events e
-    WHERE e.txid >= pg_snapshot_xmin(v_from) AND e.txid < pg_snapshot_xmax(v_to) AND e.seq = ANY (v_batch.seqs)
+    WHERE e.txid >= pg_snapshot_xmin(v_from) AND e.txid < pg_snapshot_xmax(v_to) AND e.seq <@ v_batch.seqs
     ORDER BY e.seq;
 END
 $fn$;
@@ -487,7 +552,7 @@ $fn$;
 -- max of at least n takes it. An empty result has a null batch_id and no message columns.
 CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
-               payload jsonb, headers jsonb, retry_count integer, created_at timestamptz)
+               payload json, headers jsonb, retry_count integer, created_at timestamptz)
 LANGUAGE plpgsql AS $fn$
 DECLARE
     v_member   text := coalesce(p_member, '');
@@ -502,7 +567,7 @@ DECLARE
     v_from     pg_snapshot;
     v_from_seq bigint;
     v_to       pg_snapshot;
-    v_seqs     bigint[];
+    v_events   @schema@.stream_events[];
     v_size     bigint;
 BEGIN
     IF p_max IS NULL OR p_max < 1 OR p_max > 100000 THEN
@@ -526,7 +591,7 @@ BEGIN
     IF v_end <= v_start THEN
         SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
         IF NOT v_can_tick OR NOT @schema@.stream_has_new_events(v_from) THEN
-            RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::jsonb,
+            RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::json,
                                 NULL::jsonb, NULL::integer, NULL::timestamptz;
             RETURN;
         END IF;
@@ -563,7 +628,7 @@ BEGIN
         END IF;
     END IF;
     IF v_end <= v_start THEN
-        RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::jsonb,
+        RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::json,
                             NULL::jsonb, NULL::integer, NULL::timestamptz;
         RETURN;
     END IF;
@@ -572,41 +637,42 @@ BEGIN
     -- about p_max events however long the backlog behind the latest tick is.
     v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
     SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-    v_seqs := @schema@.stream_diff_seqs(v_from, v_to, p_max + 1);
-    IF cardinality(v_seqs) > p_max THEN
+    v_events := @schema@.stream_diff_events(v_from, v_to, p_max + 1);
+    IF cardinality(v_events) > p_max THEN
         -- the nearest newer tick may hold a batch that fits when the estimated one does not
         SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
         IF v_near < v_end THEN
             v_end := v_near;
             SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-            v_seqs := @schema@.stream_diff_seqs(v_from, v_to, p_max + 1);
+            v_events := @schema@.stream_diff_events(v_from, v_to, p_max + 1);
         END IF;
-        IF cardinality(v_seqs) > p_max THEN
+        IF cardinality(v_events) > p_max THEN
             v_size := @schema@.stream_diff_count(v_from, v_to);
             RAISE EXCEPTION 'the next batch of consumer % holds % messages, more than max %', p_consumer, v_size, p_max
                 USING ERRCODE = 'S3413', DETAIL = json_build_object('batch_size', v_size, 'max', p_max)::text;
         END IF;
     END IF;
 
-    IF cardinality(v_seqs) = 0 THEN
+    IF cardinality(v_events) = 0 THEN
         -- nothing for this consumer up to a newer tick: the cursor moves there unless batches are outstanding
         IF v_start = v_last THEN
             INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
             VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_sub, v_end);
         END IF;
-        RETURN QUERY SELECT NULL::bigint, v_start, v_end, NULL::bigint, NULL::text, NULL::text, NULL::jsonb,
+        RETURN QUERY SELECT NULL::bigint, v_start, v_end, NULL::bigint, NULL::text, NULL::text, NULL::json,
                             NULL::jsonb, NULL::integer, NULL::timestamptz;
         RETURN;
     END IF;
 
     v_batch := nextval('@schema@.stream_batch_seq');
     INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs)
-    VALUES (@schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end, v_seqs);
+    SELECT @schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end,
+           range_agg(int8range(e.seq, e.seq, '[]'))
+    FROM unnest(v_events) e;
+    -- the events were read in sequence order, and unnest keeps it
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
-    FROM @schema@.stream_events e
-    WHERE e.txid >= pg_snapshot_xmin(v_from) AND e.txid < pg_snapshot_xmax(v_to) AND e.seq = ANY (v_seqs)
-    ORDER BY e.seq;
+    FROM unnest(v_events) e;
 END
 $fn$;
 
@@ -741,7 +807,7 @@ BEGIN
     WHERE t.tick_id = v_batch.start_tick LIMIT 1;
     SELECT e.* INTO v_event
     FROM @schema@.stream_events e
-    WHERE e.event_id = p_event_id AND e.txid >= v_xmin AND e.seq = ANY (v_batch.seqs) AND e.seq <> ALL (v_nacked)
+    WHERE e.event_id = p_event_id AND e.txid >= v_xmin AND e.seq <@ v_batch.seqs AND e.seq <> ALL (v_nacked)
     ORDER BY e.seq
     LIMIT 1;
     IF NOT FOUND THEN
@@ -1020,7 +1086,8 @@ RETURNS jsonb
 LANGUAGE sql STABLE AS $fn$
     SELECT jsonb_build_object('id', p_batch.batch_id, 'consumer', p_consumer, 'member', nullif(p_batch.member, ''),
                               'start_tick', p_batch.start_tick, 'end_tick', p_batch.end_tick,
-                              'count', cardinality(p_batch.seqs),
+                              'count', (SELECT coalesce(sum(upper(r.r) - lower(r.r)), 0)
+                                        FROM unnest(p_batch.seqs) AS r(r)),
                               'nacked', (SELECT count(*) FROM @schema@.stream_nacks n WHERE n.batch_id = p_batch.batch_id),
                               'created_at', p_batch.created_at,
                               'acked_at', (SELECT min(a.acked_at) FROM @schema@.stream_acks a
@@ -1090,16 +1157,17 @@ LANGUAGE sql STABLE AS $fn$
     FROM @schema@.stream_config c
 $fn$;
 
+-- Built with the json functions, so that payloads are written as they are stored rather than parsed again.
 CREATE OR REPLACE FUNCTION @schema@.stream_dead_letter_list(p_limit integer, p_offset integer)
-RETURNS jsonb
+RETURNS json
 LANGUAGE sql STABLE AS $fn$
-    SELECT jsonb_build_object(
-        'dead_letters', coalesce((SELECT jsonb_agg(jsonb_build_object(
+    SELECT json_build_object(
+        'dead_letters', coalesce((SELECT json_agg(json_build_object(
                              'id', d.dead_letter_id, 'message_id', d.event_id, 'type', d.type, 'payload', d.payload,
                              'headers', d.headers, 'retry_count', d.retry_count, 'reason', d.reason,
                              'consumer', d.consumer, 'dead_at', d.dead_at) ORDER BY d.dead_letter_id)
                            FROM (SELECT * FROM @schema@.stream_dead_letters ORDER BY dead_letter_id
-                                 LIMIT p_limit OFFSET p_offset) d), '[]'),
+                                 LIMIT p_limit OFFSET p_offset) d), '[]'::json),
         'total', (SELECT count(*) FROM @schema@.stream_dead_letters))
 $fn$;
 

@@ -3,10 +3,10 @@ package io.pgvs3.core.stream;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +18,8 @@ import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.notify.NotificationHub;
+import io.pgvs3.core.notify.QueueNotifier;
 import io.pgvs3.core.sql.Identifiers;
 import org.postgresql.util.PGInterval;
 import tools.jackson.core.type.TypeReference;
@@ -28,6 +30,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.PreparedStatementCreator;
 import org.springframework.jdbc.core.ResultSetExtractor;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The streams view of the queues: append, subscribe, receive, ack, nack, dead letters, configuration and rotation.
@@ -36,6 +39,12 @@ import org.springframework.jdbc.core.ResultSetExtractor;
  * so it joins the caller's Spring transaction: an append commits or rolls back with the application's own writes.
  * Append and subscribe create the queue's namespace on first use; every other operation on a queue that does not
  * exist fails with {@code not_found}.
+ * <p>
+ * Listeners of a queue are woken by a notification with payload {@code stream} on the channel named like the queue's
+ * schema, {@code s3q_<queue>}, once appended events committed: sent by the append's own transaction when it runs
+ * inside a caller's transaction, else right after the append committed, by a {@link QueueNotifier} (a notifying
+ * transaction holds a global lock until its commit record is flushed, so appends that notify themselves cannot share
+ * a flush).
  */
 public class StreamStore {
 
@@ -55,10 +64,12 @@ public class StreamStore {
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
+    private final QueueNotifier notifier;
 
     public StreamStore(JdbcTemplate jdbc, QueueCatalog catalog) {
         this.jdbc = jdbc;
         this.catalog = catalog;
+        this.notifier = new QueueNotifier(jdbc, "stream");
     }
 
     public AppendResult append(String queue, NewStreamMessage message) {
@@ -97,8 +108,11 @@ public class StreamStore {
             }
         }
         boolean withHeaders = anyHeaders;
+        // inside a caller's transaction the append notifies at its commit; otherwise listeners are woken once the
+        // append committed, outside the appending transaction
+        boolean callersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
         String sql = "SELECT seqs, created_at FROM " + function(name, "stream_append")
-                + "(?::text[], ?::text[], ?::text[], ?::text[])";
+                + "(?::text[], ?::text[], ?::text[], ?::text[], ?)";
         PreparedStatementCreator statement = connection -> {
             PreparedStatement ps = connection.prepareStatement(sql);
             ps.setArray(1, connection.createArrayOf("text", ids));
@@ -110,9 +124,10 @@ public class StreamStore {
             else {
                 ps.setNull(4, Types.ARRAY);
             }
+            ps.setBoolean(5, callersTransaction);
             return ps;
         };
-        return creating(name, () -> jdbc.query(statement, rs -> {
+        List<AppendResult> appended = creating(name, () -> jdbc.query(statement, rs -> {
             rs.next();
             Long[] seqs = (Long[]) rs.getArray(1).getArray();
             Instant createdAt = rs.getTimestamp(2).toInstant();
@@ -122,6 +137,10 @@ public class StreamStore {
             }
             return results;
         }));
+        if (!callersTransaction) {
+            notifier.signal(NotificationHub.channelFor(name));
+        }
+        return appended;
     }
 
     /**
@@ -161,7 +180,8 @@ public class StreamStore {
         if (max < 1 || max > MAX_RECEIVE) {
             throw Pgvs3Exception.invalidRequest("max must be between 1 and " + MAX_RECEIVE, "max");
         }
-        String sql = "SELECT * FROM " + function(name, "stream_receive") + "(?, ?, ?)";
+        String sql = "SELECT batch_id, start_tick, end_tick, seq, event_id, type, payload, headers, retry_count, "
+                + "created_at FROM " + function(name, "stream_receive") + "(?, ?, ?)";
         ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
         return existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
     }
@@ -374,22 +394,23 @@ public class StreamStore {
         return new StreamConfig(rs.getInt(1), Duration.ofMillis(rs.getBigDecimal(2).movePointRight(3).longValue()));
     }
 
+    /** Reads the rows of {@code stream_receive}, by position, in the order of {@link #receive}'s select list. */
     private static StreamBatch batch(ResultSet rs) throws SQLException {
         Long batchId = null;
         long startTick = 0;
         long endTick = 0;
         List<ReceivedMessage> messages = new ArrayList<>();
         while (rs.next()) {
-            long id = rs.getLong("batch_id");
-            batchId = rs.wasNull() ? null : id;
-            startTick = rs.getLong("start_tick");
-            endTick = rs.getLong("end_tick");
-            long seq = rs.getLong("seq");
+            if (messages.isEmpty()) {
+                long id = rs.getLong(1);
+                batchId = rs.wasNull() ? null : id;
+                startTick = rs.getLong(2);
+                endTick = rs.getLong(3);
+            }
+            long seq = rs.getLong(4);
             if (!rs.wasNull()) {
-                Timestamp created = rs.getTimestamp("created_at");
-                messages.add(new ReceivedMessage(rs.getString("event_id"), seq, rs.getString("type"),
-                        rs.getString("payload"), headers(rs.getString("headers")), rs.getInt("retry_count"),
-                        created.toInstant()));
+                messages.add(new ReceivedMessage(rs.getString(5), seq, rs.getString(6), rs.getString(7),
+                        headers(rs.getString(8)), rs.getInt(9), rs.getObject(10, OffsetDateTime.class).toInstant()));
             }
         }
         return new StreamBatch(batchId, startTick, endTick, messages);

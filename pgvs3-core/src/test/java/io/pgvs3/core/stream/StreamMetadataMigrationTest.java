@@ -11,8 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A namespace made by the first streams template (ticks and batches in plain tables, the cursor a column of the
- * subscription) keeps its consumers, cursors and outstanding batches when the template runs again.
+ * A namespace made by an earlier streams template keeps its consumers, cursors, outstanding batches and events when
+ * the template runs again: the first one (ticks and batches in plain tables, the cursor a column of the
+ * subscription), and the one that kept payloads as jsonb and a batch's sequence numbers as an array.
  */
 class StreamMetadataMigrationTest extends StreamTestSupport {
 
@@ -87,6 +88,63 @@ class StreamMetadataMigrationTest extends StreamTestSupport {
         StreamBatch after = streams.receive(QUEUE, "fan", null, 10);
         assertThat(after.batchId()).isEqualTo(4);
         assertThat(ids(after)).containsExactly(next.id());
+    }
+
+    @Test
+    void upgradeConvertsArraysOfSequenceNumbersAndJsonbPayloads() {
+        String queue = "jsonb-era";
+        String schema = "\"s3q_jsonb-era\"";
+        streams.subscribe(queue, "c", null);
+        List<AppendResult> appended = streams.append(queue, List.of(NewStreamMessage.of("t", "{\"a\": 1}"),
+                NewStreamMessage.of("t", "{\"b\": [1, 2]}"), NewStreamMessage.of("t", "3")));
+        StreamBatch outstanding = streams.receive(queue, "c", null, 10);
+        streams.nack(queue, outstanding.batchId(), appended.get(2).id(), null, "to the dead letters");
+        streams.updateConfig(queue, 0, null);
+        streams.nack(queue, outstanding.batchId(), appended.get(1).id(), null, "dead");
+        // the previous layout: payloads as jsonb, a batch's sequence numbers as bigint[], functions answering jsonb
+        jdbc.execute("CREATE FUNCTION public.seq_array(int8multirange) RETURNS bigint[] LANGUAGE sql AS"
+                + " 'SELECT array_agg(s ORDER BY s) FROM unnest($1) r, generate_series(lower(r), upper(r) - 1) s'");
+        jdbc.execute("ALTER TABLE " + schema + ".stream_batches ALTER COLUMN seqs TYPE bigint[] USING public.seq_array(seqs)");
+        jdbc.execute("DROP FUNCTION public.seq_array(int8multirange)");
+        for (String table : List.of("stream_events", "stream_retry_events", "stream_dead_letters")) {
+            jdbc.execute("ALTER TABLE " + schema + "." + table + " ALTER COLUMN payload TYPE jsonb USING payload::jsonb");
+        }
+        jdbc.execute("DROP FUNCTION " + schema + ".stream_receive(text, text, integer)");
+        jdbc.execute("CREATE FUNCTION " + schema + ".stream_receive(p_consumer text, p_member text, p_max integer)"
+                + " RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text,"
+                + " type text, payload jsonb, headers jsonb, retry_count integer, created_at timestamptz)"
+                + " LANGUAGE sql AS 'SELECT NULL::bigint, 0::bigint, 0::bigint, NULL::bigint, NULL, NULL, NULL::jsonb,"
+                + " NULL::jsonb, NULL::integer, NULL::timestamptz'");
+        jdbc.execute("DROP FUNCTION " + schema + ".stream_batch_messages(bigint)");
+        jdbc.execute("CREATE FUNCTION " + schema + ".stream_batch_messages(p_batch_id bigint)"
+                + " RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text,"
+                + " type text, payload jsonb, headers jsonb, retry_count integer, created_at timestamptz)"
+                + " LANGUAGE sql AS 'SELECT NULL::bigint, 0::bigint, 0::bigint, NULL::bigint, NULL, NULL, NULL::jsonb,"
+                + " NULL::jsonb, NULL::integer, NULL::timestamptz'");
+        jdbc.execute("DROP FUNCTION " + schema + ".stream_dead_letter_list(integer, integer)");
+        jdbc.execute("CREATE FUNCTION " + schema + ".stream_dead_letter_list(p_limit integer, p_offset integer)"
+                + " RETURNS jsonb LANGUAGE sql AS 'SELECT NULL::jsonb'");
+
+        jdbc.update("UPDATE s3p.queues SET template_version = 'previous' WHERE name = ?", queue);
+        assertThat(jdbc.queryForObject("SELECT s3p.upgrade_queue_schemas()", Integer.class)).isEqualTo(1);
+
+        assertThat(jdbc.queryForList("SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a"
+                + " WHERE a.attname = 'payload' AND a.attrelid IN (?::regclass, ?::regclass, ?::regclass)", String.class,
+                schema + ".stream_events", schema + ".stream_retry_events", schema + ".stream_dead_letters"))
+                .containsExactly("json", "json", "json");
+        assertThat(jdbc.queryForObject("SELECT seqs::text FROM " + schema + ".stream_batches", String.class))
+                .isEqualTo("{[" + appended.get(0).seq() + "," + (appended.get(2).seq() + 1) + ")}");
+        StreamBatch again = streams.receive(queue, "c", null, 10);
+        assertThat(again.batchId()).isEqualTo(outstanding.batchId());
+        assertThat(again.messages()).extracting(ReceivedMessage::payloadJson)
+                .containsExactly("{\"a\": 1}", "{\"b\": [1, 2]}", "3");
+        assertThat(streams.batch(queue, again.batchId()).orElseThrow().path("count").asInt()).isEqualTo(3);
+        JsonNode deadLetters = streams.deadLetters(queue, 10, 0);
+        assertThat(deadLetters.path("total").asInt()).isEqualTo(1);
+        assertThat(deadLetters.path("dead_letters").get(0).path("payload").path("b").get(1).asInt()).isEqualTo(2);
+        assertThat(streams.nack(queue, again.batchId(), appended.get(0).id(), null, null).action())
+                .isEqualTo("dead_letter");
+        assertThat(streams.ack(queue, again.batchId())).isTrue();
     }
 
     private static void tick(long id) {
