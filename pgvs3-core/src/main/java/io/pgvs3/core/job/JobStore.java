@@ -21,6 +21,7 @@ import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
 import io.pgvs3.core.notify.NotificationHub;
+import io.pgvs3.core.notify.QueueNotifier;
 import io.pgvs3.core.sql.Identifiers;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -76,7 +77,7 @@ public class JobStore {
         this.settings = settings;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
         this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), requests -> executeAcks(requests, true));
-        this.notifier = new QueueNotifier(jdbc);
+        this.notifier = new QueueNotifier(jdbc, "jobs");
         catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
     }
 
