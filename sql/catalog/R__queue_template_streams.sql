@@ -383,17 +383,20 @@ LANGUAGE sql STABLE AS $fn$
           LIMIT p_limit) d
 $fn$;
 
--- The events visible in p_to but not in p_from, in storage order, at most p_limit of them: a batch read in one
--- scan, whole rows, so that the receive needs no second lookup by sequence number.
-CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_limit integer)
-RETURNS @schema@.stream_events[]
+-- The events visible in p_to but not in p_from, in storage order, at most p_limit of them, and their sequence
+-- numbers as ranges: a batch read in one scan, whole rows, so that the receive needs no second lookup by sequence
+-- number. array_agg takes the rows in the order the subquery sorted them.
+DROP FUNCTION IF EXISTS @schema@.stream_diff_events(pg_snapshot, pg_snapshot, integer);
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_limit integer,
+                                                       OUT events @schema@.stream_events[], OUT seqs int8multirange)
 LANGUAGE sql STABLE AS $fn$
-    SELECT ARRAY(SELECT e
-                 FROM @schema@.stream_events e
-                 WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
-                   AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-                 ORDER BY e.seq
-                 LIMIT p_limit)
+    SELECT coalesce(array_agg(d.e), '{}'), coalesce(range_agg(int8range((d.e).seq, (d.e).seq, '[]')), '{}')
+    FROM (SELECT e
+          FROM @schema@.stream_events e
+          WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
+            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+          ORDER BY e.seq
+          LIMIT p_limit) d
 $fn$;
 
 -- How many events are visible in p_to but not in p_from: the size of that batch.
@@ -568,6 +571,7 @@ DECLARE
     v_from_seq bigint;
     v_to       pg_snapshot;
     v_events   @schema@.stream_events[];
+    v_seqs     int8multirange;
     v_size     bigint;
 BEGIN
     IF p_max IS NULL OR p_max < 1 OR p_max > 100000 THEN
@@ -637,14 +641,14 @@ BEGIN
     -- about p_max events however long the backlog behind the latest tick is.
     v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
     SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-    v_events := @schema@.stream_diff_events(v_from, v_to, p_max + 1);
+    SELECT d.events, d.seqs INTO v_events, v_seqs FROM @schema@.stream_diff_events(v_from, v_to, p_max + 1) d;
     IF cardinality(v_events) > p_max THEN
         -- the nearest newer tick may hold a batch that fits when the estimated one does not
         SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
         IF v_near < v_end THEN
             v_end := v_near;
             SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-            v_events := @schema@.stream_diff_events(v_from, v_to, p_max + 1);
+            SELECT d.events, d.seqs INTO v_events, v_seqs FROM @schema@.stream_diff_events(v_from, v_to, p_max + 1) d;
         END IF;
         IF cardinality(v_events) > p_max THEN
             v_size := @schema@.stream_diff_count(v_from, v_to);
@@ -666,9 +670,7 @@ BEGIN
 
     v_batch := nextval('@schema@.stream_batch_seq');
     INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs)
-    SELECT @schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end,
-           range_agg(int8range(e.seq, e.seq, '[]'))
-    FROM unnest(v_events) e;
+    VALUES (@schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end, v_seqs);
     -- the events were read in sequence order, and unnest keeps it
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
