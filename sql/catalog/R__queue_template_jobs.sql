@@ -255,6 +255,9 @@ $fn$;
 -- in that order. The lease is the fetch's visibility timeout, else the job's own, else the server default. A paused
 -- queue hands out nothing; a rate-limited one at most the tokens its bucket holds.
 --
+-- The jobs are locked first and then updated by ctid (a locked row's version cannot change under the lock), which
+-- spares a primary-key probe per job.
+--
 -- Resume point: a claimed job leaves a dead entry at the head of jobs_available that no scan can skip while a
 -- snapshot older than the claim is held (vacuum and index-entry killing both wait for the xmin horizon), so a
 -- claim that starts at the head walks every job claimed since that horizon. Each session therefore remembers where
@@ -278,10 +281,10 @@ DECLARE
     v_hint     bigint[];
     v_rewinds  bigint;
     v_now_ms   bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
-    v_ids      uuid[];
+    v_ids      tid[];
     v_prios    integer[];
     v_seqs     bigint[];
-    v_more     uuid[];
+    v_more     tid[];
     v_more_p   integer[];
     v_more_s   bigint[];
 BEGIN
@@ -308,30 +311,30 @@ BEGIN
     IF v_hint IS NULL OR v_hint[1] IS NULL OR v_hint[3] <> v_rewinds OR v_now_ms - v_hint[4] > p_resume_ms
        OR v_now_ms < v_hint[4]
        OR EXISTS (SELECT 1 FROM @schema@.jobs WHERE state = 'available' AND priority > v_hint[1]::integer) THEN
-        SELECT array_agg(c.id ORDER BY c.priority DESC, c.seq), array_agg(c.priority ORDER BY c.priority DESC, c.seq),
+        SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq), array_agg(c.priority ORDER BY c.priority DESC, c.seq),
                array_agg(c.seq ORDER BY c.priority DESC, c.seq)
         INTO v_ids, v_prios, v_seqs
-        FROM (SELECT id, priority, seq FROM @schema@.jobs
+        FROM (SELECT ctid, priority, seq FROM @schema@.jobs
               WHERE state = 'available' AND (expires_at IS NULL OR expires_at > now())
               ORDER BY priority DESC, seq
               LIMIT v_count
               FOR UPDATE SKIP LOCKED) c;
         v_hint := ARRAY[v_prios[1], v_seqs[1], v_rewinds, v_now_ms];
     ELSE
-        SELECT array_agg(c.id ORDER BY c.seq), array_agg(c.priority ORDER BY c.seq), array_agg(c.seq ORDER BY c.seq)
+        SELECT array_agg(c.ctid ORDER BY c.seq), array_agg(c.priority ORDER BY c.seq), array_agg(c.seq ORDER BY c.seq)
         INTO v_ids, v_prios, v_seqs
-        FROM (SELECT id, priority, seq FROM @schema@.jobs
+        FROM (SELECT ctid, priority, seq FROM @schema@.jobs
               WHERE state = 'available' AND priority = v_hint[1]::integer AND seq >= v_hint[2]
                 AND (expires_at IS NULL OR expires_at > now())
               ORDER BY priority DESC, seq
               LIMIT v_count
               FOR UPDATE SKIP LOCKED) c;
         IF coalesce(cardinality(v_ids), 0) < v_count THEN
-            SELECT array_agg(c.id ORDER BY c.priority DESC, c.seq),
+            SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq),
                    array_agg(c.priority ORDER BY c.priority DESC, c.seq),
                    array_agg(c.seq ORDER BY c.priority DESC, c.seq)
             INTO v_more, v_more_p, v_more_s
-            FROM (SELECT id, priority, seq FROM @schema@.jobs
+            FROM (SELECT ctid, priority, seq FROM @schema@.jobs
                   WHERE state = 'available' AND priority < v_hint[1]::integer
                     AND (expires_at IS NULL OR expires_at > now())
                   ORDER BY priority DESC, seq
@@ -360,7 +363,7 @@ BEGIN
             lease_until = now() + make_interval(secs => coalesce(p_vt_ms, j.visibility_timeout_ms, p_default_vt_ms) / 1000.0),
             deadline_at = CASE WHEN j.timeout_ms IS NULL THEN NULL
                                ELSE now() + make_interval(secs => j.timeout_ms / 1000.0) END
-        WHERE j.id = ANY (v_ids)
+        WHERE j.ctid = ANY (v_ids)
         RETURNING j.*
     ), events AS (
         INSERT INTO s3p.job_events (type, queue, job_id, data)
@@ -417,7 +420,8 @@ RETURNS TABLE (ord integer, job jsonb, ok boolean)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
-    r record;
+    r      record;
+    v_done integer[] := '{}';
 BEGIN
     FOR r IN
         WITH input AS (
@@ -439,20 +443,25 @@ BEGIN
                                       'attempt', c.attempt, 'worker_id', c.worker_id, 'duration_ms', c.duration_ms)
             FROM completed c
         )
-        SELECT c.n, c.envelope, true AS done, c.id, c.workflow_id, c.result FROM completed c
-        UNION ALL
-        SELECT i.n, @schema@.envelope(j), false, NULL::uuid, NULL::uuid, NULL::jsonb
-        FROM input i JOIN @schema@.jobs j ON j.id = i.id
-        WHERE j.id = ANY (p_ids) AND NOT EXISTS (SELECT 1 FROM completed c WHERE c.n = i.n)
+        SELECT c.n, c.envelope, c.id, c.workflow_id, c.result FROM completed c
     LOOP
         ord := r.n;
         job := r.envelope;
-        ok := r.done;
+        ok := true;
+        v_done := v_done || r.n;
         RETURN NEXT;
         IF r.workflow_id IS NOT NULL THEN
             PERFORM s3p.workflow_advance(r.id, 'completed', r.result);
         END IF;
     END LOOP;
+    -- the rest, looked up only when some ack did not apply (the usual batch completes every job it names)
+    IF cardinality(v_done) < cardinality(p_ids) THEN
+        RETURN QUERY
+        SELECT t.n::integer, @schema@.envelope(j), false
+        FROM unnest(p_ids) WITH ORDINALITY AS t(id, n)
+        JOIN @schema@.jobs j ON j.id = t.id
+        WHERE j.id = ANY (p_ids) AND t.n::integer <> ALL (v_done);
+    END IF;
 END
 $fn$;
 
