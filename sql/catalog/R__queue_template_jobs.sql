@@ -271,7 +271,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION @schema@.claim_rows(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint,
                                                p_resume_ms bigint DEFAULT 1000)
 RETURNS SETOF @schema@.jobs
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_settings @schema@.job_settings;
     v_count    integer := p_count;
@@ -306,11 +306,13 @@ BEGIN
         PERFORM @schema@.promote(1000);
     END IF;
     -- read after the promotion above, which bumps it; the hint: {priority, seq, rewinds, taken at (epoch ms)}
-    SELECT CASE WHEN is_called THEN last_value ELSE 0 END INTO v_rewinds FROM @schema@.jobs_rewinds;
+    v_rewinds := coalesce(pg_sequence_last_value('@schema@.jobs_rewinds'::regclass), 0);
     v_hint := string_to_array(current_setting(v_hint_key, true), ',', '')::bigint[];
     IF v_hint IS NULL OR v_hint[1] IS NULL OR v_hint[3] <> v_rewinds OR v_now_ms - v_hint[4] > p_resume_ms
        OR v_now_ms < v_hint[4]
-       OR EXISTS (SELECT 1 FROM @schema@.jobs WHERE state = 'available' AND priority > v_hint[1]::integer) THEN
+       -- written as max() so that the plan is an index probe that stops at the point's priority
+       OR (SELECT max(priority) FROM @schema@.jobs WHERE state = 'available' AND priority > v_hint[1]::integer)
+          IS NOT NULL THEN
         SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq), array_agg(c.priority ORDER BY c.priority DESC, c.seq),
                array_agg(c.seq ORDER BY c.priority DESC, c.seq)
         INTO v_ids, v_prios, v_seqs
@@ -424,7 +426,8 @@ DECLARE
     v_done integer[] := '{}';
 BEGIN
     FOR r IN
-        WITH input AS (
+        -- materialised, so that acked_state stays a column of the input and never becomes a constant (see above)
+        WITH input AS MATERIALIZED (
             SELECT t.id, t.result, t.worker, t.n::integer AS n, 'active'::text AS acked_state
             FROM unnest(p_ids, p_results, p_workers) WITH ORDINALITY AS t(id, result, worker, n)
         ), completed AS (
