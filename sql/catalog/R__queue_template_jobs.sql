@@ -215,11 +215,20 @@ BEGIN
 END
 $fn$;
 
+-- Counts the moves that make a job available at a place in the claim order that claims may already have passed
+-- (promotion of due jobs, expired leases, requeues, releases, dead-letter retries). Claims compare it with the value
+-- they last saw to know that their resume point (see claim_rows) may hide a job. A sequence: bumping it writes no
+-- row version, so it costs nothing under a held snapshot.
+CREATE SEQUENCE IF NOT EXISTS @schema@.jobs_rewinds;
+
 -- Makes due scheduled and retryable jobs available (discarding those past expires_at); returns how many. It waits
 -- for rows another transaction is promoting rather than skipping them, so a fetch that runs while the maintenance
 -- pass promotes a job still sees that job once the pass commits. Rows are locked in scheduled_at order everywhere.
 CREATE OR REPLACE FUNCTION @schema@.promote(p_limit integer) RETURNS bigint
-LANGUAGE sql AS $fn$
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_count bigint;
+BEGIN
     WITH due AS (
         SELECT id FROM @schema@.jobs
         WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()
@@ -234,20 +243,50 @@ LANGUAGE sql AS $fn$
         WHERE j.id = ANY (ARRAY(SELECT due.id FROM due))
         RETURNING 1
     )
-    SELECT count(*) FROM promoted
+    SELECT count(*) INTO v_count FROM promoted;
+    IF v_count > 0 THEN
+        PERFORM nextval('@schema@.jobs_rewinds');
+    END IF;
+    RETURN v_count;
+END
 $fn$;
 
--- Claims up to p_count available jobs in priority then FIFO order, after promoting due ones. The lease is the
--- fetch's visibility timeout, else the job's own, else the server default. A paused queue hands out nothing; a
--- rate-limited one at most the tokens its bucket holds.
-CREATE OR REPLACE FUNCTION @schema@.claim(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint)
-RETURNS SETOF jsonb
+-- Claims up to p_count available jobs in priority then FIFO order, after promoting due ones, and returns their rows
+-- in that order. The lease is the fetch's visibility timeout, else the job's own, else the server default. A paused
+-- queue hands out nothing; a rate-limited one at most the tokens its bucket holds.
+--
+-- The jobs are locked first and then updated by ctid (a locked row's version cannot change under the lock), which
+-- spares a primary-key probe per job.
+--
+-- Resume point: a claimed job leaves a dead entry at the head of jobs_available that no scan can skip while a
+-- snapshot older than the claim is held (vacuum and index-entry killing both wait for the xmin horizon), so a
+-- claim that starts at the head walks every job claimed since that horizon. Each session therefore remembers where
+-- its last claim started taking jobs (priority, seq) and resumes there. The point is only a hint, and these rules
+-- keep it from hiding a job for long:
+-- * a job of a higher priority than the point is looked for first (an index probe above the point);
+-- * a job made available again (jobs_rewinds changed since the point was taken) sends the claim back to the head;
+-- * the point is taken by a scan from the head and trusted for at most p_resume_ms after that scan; a job that
+--   becomes visible behind it some other way (an enqueue that committed after jobs with later seq were claimed, a
+--   rolled-back claim of another session) is therefore claimed at the latest by the first claim after that bound.
+CREATE OR REPLACE FUNCTION @schema@.claim_rows(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint,
+                                               p_resume_ms bigint DEFAULT 1000)
+RETURNS SETOF @schema@.jobs
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_settings @schema@.job_settings;
     v_count    integer := p_count;
     v_tokens   double precision;
     v_claimed  integer;
+    v_hint_key text := 'pgvs3.claim_resume_' || '@schema@.jobs'::regclass::oid;
+    v_hint     bigint[];
+    v_rewinds  bigint;
+    v_now_ms   bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+    v_ids      tid[];
+    v_prios    integer[];
+    v_seqs     bigint[];
+    v_more     tid[];
+    v_more_p   integer[];
+    v_more_s   bigint[];
 BEGIN
     SELECT * INTO v_settings FROM @schema@.job_settings;
     IF v_settings.paused THEN
@@ -266,14 +305,58 @@ BEGIN
     IF EXISTS (SELECT 1 FROM @schema@.jobs WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()) THEN
         PERFORM @schema@.promote(1000);
     END IF;
+    -- read after the promotion above, which bumps it; the hint: {priority, seq, rewinds, taken at (epoch ms)}
+    v_rewinds := coalesce(pg_sequence_last_value('@schema@.jobs_rewinds'::regclass), 0);
+    v_hint := string_to_array(current_setting(v_hint_key, true), ',', '')::bigint[];
+    IF v_hint IS NULL OR v_hint[1] IS NULL OR v_hint[3] <> v_rewinds OR v_now_ms - v_hint[4] > p_resume_ms
+       OR v_now_ms < v_hint[4]
+       -- written as max() so that the plan is an index probe that stops at the point's priority
+       OR (SELECT max(priority) FROM @schema@.jobs WHERE state = 'available' AND priority > v_hint[1]::integer)
+          IS NOT NULL THEN
+        SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq), array_agg(c.priority ORDER BY c.priority DESC, c.seq),
+               array_agg(c.seq ORDER BY c.priority DESC, c.seq)
+        INTO v_ids, v_prios, v_seqs
+        FROM (SELECT ctid, priority, seq FROM @schema@.jobs
+              WHERE state = 'available' AND (expires_at IS NULL OR expires_at > now())
+              ORDER BY priority DESC, seq
+              LIMIT v_count
+              FOR UPDATE SKIP LOCKED) c;
+        v_hint := ARRAY[v_prios[1], v_seqs[1], v_rewinds, v_now_ms];
+    ELSE
+        SELECT array_agg(c.ctid ORDER BY c.seq), array_agg(c.priority ORDER BY c.seq), array_agg(c.seq ORDER BY c.seq)
+        INTO v_ids, v_prios, v_seqs
+        FROM (SELECT ctid, priority, seq FROM @schema@.jobs
+              WHERE state = 'available' AND priority = v_hint[1]::integer AND seq >= v_hint[2]
+                AND (expires_at IS NULL OR expires_at > now())
+              ORDER BY priority DESC, seq
+              LIMIT v_count
+              FOR UPDATE SKIP LOCKED) c;
+        IF coalesce(cardinality(v_ids), 0) < v_count THEN
+            SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq),
+                   array_agg(c.priority ORDER BY c.priority DESC, c.seq),
+                   array_agg(c.seq ORDER BY c.priority DESC, c.seq)
+            INTO v_more, v_more_p, v_more_s
+            FROM (SELECT ctid, priority, seq FROM @schema@.jobs
+                  WHERE state = 'available' AND priority < v_hint[1]::integer
+                    AND (expires_at IS NULL OR expires_at > now())
+                  ORDER BY priority DESC, seq
+                  LIMIT v_count - coalesce(cardinality(v_ids), 0)
+                  FOR UPDATE SKIP LOCKED) c;
+            v_ids := coalesce(v_ids, '{}') || coalesce(v_more, '{}');
+            v_prios := coalesce(v_prios, '{}') || coalesce(v_more_p, '{}');
+            v_seqs := coalesce(v_seqs, '{}') || coalesce(v_more_s, '{}');
+        END IF;
+        IF cardinality(v_ids) > 0 THEN
+            v_hint[1] := v_prios[1];
+            v_hint[2] := v_seqs[1];
+        END IF;
+    END IF;
+    PERFORM set_config(v_hint_key, array_to_string(v_hint, ',', ''), false);
+    IF coalesce(cardinality(v_ids), 0) = 0 THEN
+        RETURN;
+    END IF;
     RETURN QUERY
-    WITH candidates AS (
-        SELECT id FROM @schema@.jobs
-        WHERE state = 'available' AND (expires_at IS NULL OR expires_at > now())
-        ORDER BY priority DESC, seq
-        LIMIT v_count
-        FOR UPDATE SKIP LOCKED
-    ), claimed AS (
+    WITH claimed AS (
         UPDATE @schema@.jobs j
         SET state = 'active',
             attempt = j.attempt + 1,
@@ -282,8 +365,8 @@ BEGIN
             lease_until = now() + make_interval(secs => coalesce(p_vt_ms, j.visibility_timeout_ms, p_default_vt_ms) / 1000.0),
             deadline_at = CASE WHEN j.timeout_ms IS NULL THEN NULL
                                ELSE now() + make_interval(secs => j.timeout_ms / 1000.0) END
-        WHERE j.id = ANY (ARRAY(SELECT c.id FROM candidates c))
-        RETURNING @schema@.envelope(j) AS job, j.id, j.type, j.state, j.attempt, j.priority, j.seq
+        WHERE j.ctid = ANY (v_ids)
+        RETURNING j.*
     ), events AS (
         INSERT INTO s3p.job_events (type, queue, job_id, data)
         SELECT 'job.started', @queue@, c.id, jsonb_build_object('job_id', c.id, 'job_type', c.type, 'queue', @queue@,
@@ -291,12 +374,19 @@ BEGIN
                                                                  'worker_id', p_worker)
         FROM claimed c
     )
-    SELECT c.job FROM claimed c ORDER BY c.priority DESC, c.seq;
+    SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.seq;
     GET DIAGNOSTICS v_claimed = ROW_COUNT;
     IF v_settings.rate_limit_per_second IS NOT NULL THEN
         UPDATE @schema@.job_settings SET tokens = v_tokens - v_claimed, refilled_at = clock_timestamp();
     END IF;
 END
+$fn$;
+
+-- The claim with each job as its OJS envelope (see claim_rows).
+CREATE OR REPLACE FUNCTION @schema@.claim(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint)
+RETURNS SETOF jsonb
+LANGUAGE sql AS $fn$
+    SELECT @schema@.envelope(c) FROM @schema@.claim_rows(p_count, p_worker, p_vt_ms, p_default_vt_ms) c
 $fn$;
 
 -- Cheap counts per state for the stats route: each is an index scan of its partial index, capped at p_cap rows.
@@ -332,10 +422,12 @@ RETURNS TABLE (ord integer, job jsonb, ok boolean)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
-    r record;
+    r      record;
+    v_done integer[] := '{}';
 BEGIN
     FOR r IN
-        WITH input AS (
+        -- materialised, so that acked_state stays a column of the input and never becomes a constant (see above)
+        WITH input AS MATERIALIZED (
             SELECT t.id, t.result, t.worker, t.n::integer AS n, 'active'::text AS acked_state
             FROM unnest(p_ids, p_results, p_workers) WITH ORDINALITY AS t(id, result, worker, n)
         ), completed AS (
@@ -354,20 +446,25 @@ BEGIN
                                       'attempt', c.attempt, 'worker_id', c.worker_id, 'duration_ms', c.duration_ms)
             FROM completed c
         )
-        SELECT c.n, c.envelope, true AS done, c.id, c.workflow_id, c.result FROM completed c
-        UNION ALL
-        SELECT i.n, @schema@.envelope(j), false, NULL::uuid, NULL::uuid, NULL::jsonb
-        FROM input i JOIN @schema@.jobs j ON j.id = i.id
-        WHERE j.id = ANY (p_ids) AND NOT EXISTS (SELECT 1 FROM completed c WHERE c.n = i.n)
+        SELECT c.n, c.envelope, c.id, c.workflow_id, c.result FROM completed c
     LOOP
         ord := r.n;
         job := r.envelope;
-        ok := r.done;
+        ok := true;
+        v_done := v_done || r.n;
         RETURN NEXT;
         IF r.workflow_id IS NOT NULL THEN
             PERFORM s3p.workflow_advance(r.id, 'completed', r.result);
         END IF;
     END LOOP;
+    -- the rest, looked up only when some ack did not apply (the usual batch completes every job it names)
+    IF cardinality(v_done) < cardinality(p_ids) THEN
+        RETURN QUERY
+        SELECT t.n::integer, @schema@.envelope(j), false
+        FROM unnest(p_ids) WITH ORDINALITY AS t(id, n)
+        JOIN @schema@.jobs j ON j.id = t.id
+        WHERE j.id = ANY (p_ids) AND t.n::integer <> ALL (v_done);
+    END IF;
 END
 $fn$;
 
@@ -436,6 +533,7 @@ BEGIN
         SET state = 'available', error = v_error, errors = errors || v_error, worker_id = NULL, lease_until = NULL,
             deadline_at = NULL
         WHERE id = p_id RETURNING * INTO j;
+        PERFORM nextval('@schema@.jobs_rewinds');
         PERFORM @schema@.emit('job.requeued', j, jsonb_build_object('error', v_error));
     ELSIF j.attempt >= j.max_attempts OR @schema@.non_retryable(j.retry, p_error) THEN
         UPDATE @schema@.jobs
@@ -517,6 +615,7 @@ BEGIN
     WHERE id = p_id AND state = 'active' AND (p_worker IS NULL OR worker_id IS NULL OR worker_id = p_worker)
     RETURNING * INTO j;
     IF FOUND THEN
+        PERFORM nextval('@schema@.jobs_rewinds');
         PERFORM pg_notify('s3q_' || @queue@, 'jobs');
         RETURN QUERY SELECT @schema@.envelope(j), true;
         RETURN;
@@ -552,6 +651,7 @@ BEGIN
     WHERE id = p_id AND dead_letter
     RETURNING * INTO j;
     IF FOUND THEN
+        PERFORM nextval('@schema@.jobs_rewinds');
         PERFORM @schema@.emit('job.enqueued', j, jsonb_build_object('from_dead_letter', true));
         PERFORM pg_notify('s3q_' || @queue@, 'jobs');
         RETURN QUERY SELECT @schema@.envelope(j), true;
@@ -606,6 +706,7 @@ BEGIN
     GET DIAGNOSTICS v_count = ROW_COUNT;
     v_total := v_total + v_count;
     IF v_count > 0 THEN
+        PERFORM nextval('@schema@.jobs_rewinds');
         PERFORM pg_notify('s3q_' || @queue@, 'jobs');
     END IF;
 

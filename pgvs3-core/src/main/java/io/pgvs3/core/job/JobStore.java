@@ -64,6 +64,7 @@ public class JobStore {
     private final JobStoreSettings settings;
     private final TransactionTemplate transactions;
     private final JsonMapper mapper = JsonMapper.builder().build();
+    private final JobRows rows = new JobRows(mapper);
     private final AckBatcher ackBatcher;
     private final QueueNotifier notifier;
 
@@ -257,8 +258,7 @@ public class JobStore {
         String[] names = queues.stream().map(q -> QueueName.of(q).value()).distinct().toArray(String[]::new);
         List<Job> jobs = new ArrayList<>();
         jdbc.query(connection -> {
-            PreparedStatement statement = connection.prepareStatement(
-                    "SELECT j::text FROM s3p.fetch_jobs(?, ?, ?, ?, ?) j");
+            PreparedStatement statement = connection.prepareStatement("SELECT * FROM s3p.fetch_job_rows(?, ?, ?, ?, ?)");
             statement.setArray(1, connection.createArrayOf("text", names));
             statement.setInt(2, count);
             statement.setString(3, workerId);
@@ -266,7 +266,7 @@ public class JobStore {
             statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
             return statement;
         }, rs -> {
-            jobs.add(job(rs.getString(1)));
+            jobs.add(rows.job(rs));
         });
         return jobs;
     }

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -29,6 +30,9 @@ public class MicrometerPgvs3Metrics implements Pgvs3Metrics {
 
     private final MeterRegistry registry;
     private final Set<String> gauges = ConcurrentHashMap.newKeySet();
+    // a handler timer and a finished-jobs counter are looked up per job: built once per tag set, not per call
+    private final Map<HandlerKey, Timer> handlerTimers = new ConcurrentHashMap<>();
+    private final Map<FinishedKey, Counter> finishedCounters = new ConcurrentHashMap<>();
 
     public MicrometerPgvs3Metrics(MeterRegistry registry) {
         this.registry = registry;
@@ -59,10 +63,10 @@ public class MicrometerPgvs3Metrics implements Pgvs3Metrics {
 
     @Override
     public void handled(String kind, String id, String queue, Duration duration, boolean success) {
-        Timer.builder("pgvs3.handler")
+        handlerTimers.computeIfAbsent(new HandlerKey(kind, id, queue, success), key -> Timer.builder("pgvs3.handler")
                 .description("Time spent in @StreamListener and @JobHandler methods")
                 .tags("kind", kind, "id", id, "queue", queue, "outcome", success ? "success" : "failure")
-                .register(registry)
+                .register(registry))
                 .record(duration);
     }
 
@@ -73,7 +77,14 @@ public class MicrometerPgvs3Metrics implements Pgvs3Metrics {
 
     @Override
     public void jobFinished(String queue, String type, String outcome) {
-        registry.counter("pgvs3.jobs.finished", "queue", queue, "type", type, "outcome", outcome).increment();
+        jobsFinished(queue, type, outcome, 1);
+    }
+
+    @Override
+    public void jobsFinished(String queue, String type, String outcome, int count) {
+        finishedCounters.computeIfAbsent(new FinishedKey(queue, type, outcome),
+                key -> registry.counter("pgvs3.jobs.finished", "queue", queue, "type", type, "outcome", outcome))
+                .increment(count);
     }
 
     @Override
@@ -126,5 +137,11 @@ public class MicrometerPgvs3Metrics implements Pgvs3Metrics {
 
     private static double depth(QueueStatsSampler sampler, String queue, String state) {
         return sampler.snapshot().jobDepth().getOrDefault(queue, Map.of()).getOrDefault(state, 0L);
+    }
+
+    private record HandlerKey(String kind, String id, String queue, boolean success) {
+    }
+
+    private record FinishedKey(String queue, String type, String outcome) {
     }
 }

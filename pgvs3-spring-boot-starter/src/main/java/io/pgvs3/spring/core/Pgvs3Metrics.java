@@ -42,6 +42,13 @@ public interface Pgvs3Metrics {
     default void jobFinished(String queue, String type, String outcome) {
     }
 
+    /** {@code count} jobs of one type finished with the same outcome at once (an acknowledgement batch). */
+    default void jobsFinished(String queue, String type, String outcome, int count) {
+        for (int i = 0; i < count; i++) {
+            jobFinished(queue, type, outcome);
+        }
+    }
+
     /** One maintenance pass that this instance ran or found running elsewhere. */
     default void maintenance(MaintenanceReport report) {
     }

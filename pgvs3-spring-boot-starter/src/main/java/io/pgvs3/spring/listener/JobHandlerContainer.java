@@ -2,6 +2,7 @@ package io.pgvs3.spring.listener;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -269,16 +270,18 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                 .toList();
         try {
             List<AckResult> results = store.ackAll(acks);
+            Map<String, Integer> completedByType = new HashMap<>();
             for (int i = 0; i < batch.size(); i++) {
                 Job job = batch.get(i).job();
                 if (results.get(i).acknowledged()) {
-                    metrics.jobFinished(queue, job.type(), "completed");
+                    completedByType.merge(job.type(), 1, Integer::sum);
                 }
                 else {
                     log.warn("Could not acknowledge job {}: it is {}", job.id(), results.get(i).job() == null
                             ? "gone" : results.get(i).job().state().wireValue() + " under another lease or state");
                 }
             }
+            completedByType.forEach((type, count) -> metrics.jobsFinished(queue, type, "completed", count));
         }
         catch (RuntimeException ex) {
             log.warn("Could not acknowledge {} jobs of {}: {}", batch.size(), id, ex.toString());

@@ -69,12 +69,14 @@ public class JobHandlerMethodAdapter {
         if (argumentCount == 0) {
             return values;
         }
-        JsonNode args;
-        try {
-            args = mapper.readTree(job.argsJson() == null ? "[]" : job.argsJson());
-        }
-        catch (JacksonException ex) {
-            throw new MessageConversionException("Job " + job.id() + " has unreadable args", ex);
+        JsonNode args = job.envelope() != null ? job.envelope().get("args") : null;
+        if (args == null) {
+            try {
+                args = mapper.readTree(job.argsJson() == null ? "[]" : job.argsJson());
+            }
+            catch (JacksonException ex) {
+                throw new MessageConversionException("Job " + job.id() + " has unreadable args", ex);
+            }
         }
         List<JsonNode> elements = new ArrayList<>();
         if (args.isArray()) {
@@ -100,8 +102,12 @@ public class JobHandlerMethodAdapter {
     }
 
     private Object convert(Job job, JsonNode value, Type type) {
-        if (type == JsonNode.class) {
-            return value;
+        if (type instanceof Class<?> raw && JsonNode.class.isAssignableFrom(raw)) {
+            // the args belong to the job's envelope, which the handler can also see: hand it a copy of its own
+            value = value.deepCopy();
+            if (type == JsonNode.class) {
+                return value;
+            }
         }
         try {
             return mapper.treeToValue(value, mapper.constructType(type));

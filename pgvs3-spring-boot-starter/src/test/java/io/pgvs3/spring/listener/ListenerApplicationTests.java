@@ -155,6 +155,14 @@ class ListenerApplicationTests {
     }
 
     @Test
+    void aJobHandlerGetsItsArgsAsItsOwnCopyOfTheFetchedEnvelopesArgs() {
+        Job job = jobs.enqueue("tree.edit", Map.of("n", 7), JobOptions.queue("trees"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> jobs.get(job.id()).orElseThrow().state() == JobState.COMPLETED);
+        assertThat(listeners.edited).containsExactly("7 [{\"n\":7}] [{\"n\":7}]");
+    }
+
+    @Test
     void aFailingJobIsNackedWithItsError() {
         Job job = jobs.enqueue("report.build", new Object[] { "q3", 7 },
                 JobOptions.queue("reports").retry(new JobOptions.Retry(1, Duration.ofMillis(10), 2.0,
@@ -362,6 +370,7 @@ class ListenerApplicationTests {
         final AtomicInteger fragileAttempts = new AtomicInteger();
         final List<Integer> fragileGood = new CopyOnWriteArrayList<>();
         final List<String> emails = new CopyOnWriteArrayList<>();
+        final List<String> edited = new CopyOnWriteArrayList<>();
         final List<String> outbox = new CopyOnWriteArrayList<>();
         final List<Long> wakeups = new CopyOnWriteArrayList<>();
         final List<String> paused = new CopyOnWriteArrayList<>();
@@ -427,6 +436,14 @@ class ListenerApplicationTests {
             assertThat(context.queue()).isEqualTo("emails");
             emails.add(email.to());
             return email;
+        }
+
+        @JobHandler(type = "tree.edit", queue = "trees")
+        String edit(tools.jackson.databind.JsonNode tree, JobContext context) {
+            ((tools.jackson.databind.node.ObjectNode) tree).put("edited", true);
+            edited.add(tree.path("n").asInt() + " " + context.job().envelope().path("args").toString() + " "
+                    + context.job().argsJson());
+            return null;
         }
 
         @JobHandler(type = "report.build", queue = "reports")
