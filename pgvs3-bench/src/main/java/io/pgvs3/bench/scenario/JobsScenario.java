@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.pgvs3.bench.BenchContext;
 import io.pgvs3.bench.BenchDatabase;
@@ -187,13 +188,15 @@ public final class JobsScenario implements Scenario {
                 Load.Drained warm = Load.drain(HTTP_WORKERS, filled, context.warmup(), workers);
                 context.resetStatements();
                 Map<String, Long> before = meter.read();
+                AtomicReference<Map<String, Long>> after = new AtomicReference<>();
+                // read while the load threads still live: the CPU of ended threads is no longer theirs to read
                 Load.Drained drained = Load.drain(HTTP_WORKERS, filled - warm.items(), context.options().drainLimit(),
-                        workers);
-                Map<String, Long> spent = CpuMeter.between(before, meter.read());
+                        workers, () -> after.set(meter.read()));
+                Map<String, Long> spent = CpuMeter.between(before, after.get());
                 context.record(httpMetric(count), "HTTP fetch (count " + count + ") + ack per job, " + HTTP_WORKERS
                         + " workers", "jobs/s", drained.rate(), "workers=" + HTTP_WORKERS + " count=" + count + " "
                         + drained.describe() + " " + Sync.setting(true));
-                for (String group : CPU_GROUPS) {
+                for (String group : drained.items() == 0 ? List.<String>of() : CPU_GROUPS) {
                     context.record(httpCpuMetric(count, group), "HTTP fetch (count " + count + ") + ack: CPU of the "
                             + group + " per job", "µs/job", spent.getOrDefault(group, 0L) / 1e3 / drained.items(),
                             "workers=" + HTTP_WORKERS + " count=" + count + " jobs=" + drained.items());
