@@ -55,6 +55,12 @@ public final class Load {
      * nothing to do back off briefly, so a backlog being drained by several threads finishes cleanly.
      */
     public static Drained drain(int threads, long total, Duration limit, WorkerFactory factory) throws Exception {
+        return drain(threads, total, limit, factory, () -> { });
+    }
+
+    /** Like {@link #drain(int, long, Duration, WorkerFactory)}, running {@code whenDone} before the threads end. */
+    public static Drained drain(int threads, long total, Duration limit, WorkerFactory factory, Runnable whenDone)
+            throws Exception {
         LongAdder done = new LongAdder();
         try (Threads running = Threads.start(threads, factory, done, () -> done.sum() >= total)) {
             running.awaitReady();
@@ -66,6 +72,7 @@ public final class Load {
             }
             long items = Math.min(total, done.sum());
             double seconds = (System.nanoTime() - start) / 1e9;
+            whenDone.run();
             running.check();
             return new Drained(items, total, seconds);
         }
@@ -127,8 +134,9 @@ public final class Load {
             try (Worker worker = factory.create(index)) {
                 ready.countDown();
                 go.await();
-                while (!stop.get() && !finished.now()) {
-                    long items = worker.step();
+                // a thread outlives the end of a drain until the load is closed, so its CPU time can still be read
+                while (!stop.get()) {
+                    long items = finished.now() ? 0 : worker.step();
                     if (items > 0) {
                         done.add(items);
                     }

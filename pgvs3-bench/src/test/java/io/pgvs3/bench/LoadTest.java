@@ -33,6 +33,25 @@ class LoadTest {
     }
 
     @Test
+    void drainRunsItsEndHookBeforeTheWorkersClose() throws Exception {
+        AtomicLong closed = new AtomicLong();
+        AtomicLong closedWhenDone = new AtomicLong(-1);
+        Load.drain(3, 30, Duration.ofSeconds(10), index -> new Load.Worker() {
+            @Override
+            public long step() {
+                return 1;
+            }
+
+            @Override
+            public void close() {
+                closed.incrementAndGet();
+            }
+        }, () -> closedWhenDone.set(closed.get()));
+        assertThat(closedWhenDone.get()).isZero();
+        assertThat(closed.get()).isEqualTo(3);
+    }
+
+    @Test
     void aFailingWorkerFailsTheMeasurement() {
         assertThatThrownBy(() -> Load.rate(2, Duration.ofMillis(50), Duration.ofMillis(50), index -> () -> {
             throw new IllegalStateException("boom");

@@ -1,14 +1,18 @@
 package io.pgvs3.bench.scenario;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.pgvs3.bench.BenchContext;
 import io.pgvs3.bench.BenchDatabase;
 import io.pgvs3.bench.BenchOptions;
 import io.pgvs3.bench.Comparison;
+import io.pgvs3.bench.CpuMeter;
+import io.pgvs3.bench.CpuGroups;
 import io.pgvs3.bench.Latency;
 import io.pgvs3.bench.Load;
 import io.pgvs3.bench.Payloads;
@@ -52,6 +56,14 @@ public final class JobsScenario implements Scenario {
         return "jobs.http.fetch_ack.count" + count + ".w" + HTTP_WORKERS + ".sync_on";
     }
 
+    /** Who spends the CPU of the HTTP drains: see {@link #cpuGroup}, plus the JVM's own and PostgreSQL. */
+    static final List<String> CPU_GROUPS = List.of(CpuGroups.CLIENT, CpuGroups.SERVER, CpuMeter.JVM_OTHER,
+            CpuMeter.POSTGRES);
+
+    public static String httpCpuMetric(int count, String group) {
+        return "jobs.http.cpu.count" + count + "." + group.replaceAll("[^a-z]+", "_").replaceAll("_$", "");
+    }
+
     public static final String HANDLER_DRAIN = "jobs.handler.drain.c" + HANDLER_CONCURRENCY;
     public static final String LATENCY_P50 = "jobs.latency.p50";
     public static final String LATENCY_P99 = "jobs.latency.p99";
@@ -74,8 +86,12 @@ public final class JobsScenario implements Scenario {
         return """
                 *Enqueue*: `JobTemplate.enqueue` (one job per call) and `JobTemplate.enqueueAll` (1000 jobs, one \
                 atomic call), one thread, args `[payload]`. *HTTP*: a backlog, then %d worker threads each \
-                `POST /ojs/v1/workers/fetch` with `count` 1 or 100 and one `POST /ojs/v1/workers/ack` per job, \
-                until the backlog is done. *Handler containers*: one `@JobHandler` no-op method, \
+                `POST /ojs/v1/workers/fetch` with `count` 1 or 100 and one `POST /ojs/v1/workers/ack` per job, over \
+                one keep-alive HTTP/1.1 loopback connection per thread (a lean blocking-socket client); the first \
+                part of the backlog, for the warm-up time, is not timed, the rest is timed until it is done. The \
+                CPU rows split the CPU time of the timed part by who spent it: the client threads, the server's \
+                threads (Tomcat, Spring MVC, pgvs3, JDBC), the JVM itself (GC, JIT) and the PostgreSQL processes. \
+                *Handler containers*: one `@JobHandler` no-op method, \
                 `concurrency = %d`, `pgvs3.handler.prefetch = %d`, started on a backlog and timed until all \
                 jobs ran. *Latency*: one job per `JobTemplate.enqueue`, %d jobs/s open loop, from `enqueue` \
                 returning to the handler method being entered. *End to end*: %d producer threads enqueue one job \
@@ -135,8 +151,10 @@ public final class JobsScenario implements Scenario {
         }
         try (BenchDatabase database = context.newDatabase();
                 BenchApplication.Running app = BenchApplication.start(database, true, true,
-                        Map.of("pgvs3.listener.auto-startup", false))) {
+                        Map.of("pgvs3.listener.auto-startup", false));
+                Connection connection = database.connect(true)) {
             JsonMapper mapper = new JsonMapper();
+            CpuMeter meter = CpuMeter.of(JobsScenario::cpuGroup, connection);
             for (int count : HTTP_COUNTS) {
                 String queue = NoOpJobHandler.QUEUE + "-count" + count;
                 int backlog = count == 1 ? context.options().scaled(20_000, 100) : context.options().scaled(100_000, 500);
@@ -144,23 +162,45 @@ public final class JobsScenario implements Scenario {
                         context.options().fillLimit());
                 context.resetStatements();
                 String fetch = "{\"queues\":[\"" + queue + "\"],\"count\":" + count + ",\"worker_id\":\"w%d\"}";
-                Load.Drained drained = Load.drain(HTTP_WORKERS, filled, context.options().drainLimit(), index -> {
+                Load.WorkerFactory workers = index -> {
                     Http http = new Http(app.baseUrl());
                     String body = fetch.formatted(index);
-                    return () -> {
-                        JsonNode fetched = mapper.readTree(http.post("/ojs/v1/workers/fetch", body));
-                        int acked = 0;
-                        for (JsonNode job : fetched.get("jobs")) {
-                            http.post("/ojs/v1/workers/ack", "{\"job_id\":\"" + job.get("id").asString()
-                                    + "\",\"worker_id\":\"w" + index + "\"}");
-                            acked++;
+                    return new Load.Worker() {
+                        @Override
+                        public long step() throws Exception {
+                            JsonNode fetched = mapper.readTree(http.post("/ojs/v1/workers/fetch", body));
+                            int acked = 0;
+                            for (JsonNode job : fetched.get("jobs")) {
+                                http.post("/ojs/v1/workers/ack", "{\"job_id\":\"" + job.get("id").asString()
+                                        + "\",\"worker_id\":\"w" + index + "\"}");
+                                acked++;
+                            }
+                            return acked;
                         }
-                        return acked;
+
+                        @Override
+                        public void close() {
+                            http.close();
+                        }
                     };
-                });
+                };
+                // the first part of the backlog warms the request path up (JIT), the rest is timed
+                Load.Drained warm = Load.drain(HTTP_WORKERS, filled, context.warmup(), workers);
+                context.resetStatements();
+                Map<String, Long> before = meter.read();
+                AtomicReference<Map<String, Long>> after = new AtomicReference<>();
+                // read while the load threads still live: the CPU of ended threads is no longer theirs to read
+                Load.Drained drained = Load.drain(HTTP_WORKERS, filled - warm.items(), context.options().drainLimit(),
+                        workers, () -> after.set(meter.read()));
+                Map<String, Long> spent = CpuMeter.between(before, after.get());
                 context.record(httpMetric(count), "HTTP fetch (count " + count + ") + ack per job, " + HTTP_WORKERS
                         + " workers", "jobs/s", drained.rate(), "workers=" + HTTP_WORKERS + " count=" + count + " "
                         + drained.describe() + " " + Sync.setting(true));
+                for (String group : drained.items() == 0 ? List.<String>of() : CPU_GROUPS) {
+                    context.record(httpCpuMetric(count, group), "HTTP fetch (count " + count + ") + ack: CPU of the "
+                            + group + " per job", "µs/job", spent.getOrDefault(group, 0L) / 1e3 / drained.items(),
+                            "workers=" + HTTP_WORKERS + " count=" + count + " jobs=" + drained.items());
+                }
                 context.profile(database, "HTTP fetch+ack count " + count);
             }
         }
@@ -234,6 +274,10 @@ public final class JobsScenario implements Scenario {
                             + Math.round(rate) + "/s " + Sync.setting(true));
             context.profile(database, "end to end");
         }
+    }
+
+    static String cpuGroup(String thread) {
+        return thread.startsWith("bench-load-") ? CpuGroups.CLIENT : CpuGroups.SERVER;
     }
 
     static long versions(List<TableStats.Table> tables) {

@@ -57,7 +57,7 @@ public final class StreamAppendScenario implements Scenario {
                 payload a Jackson `JsonNode` of %d bytes; each call is one transaction. *HTTP*: the starter's \
                 routes in the same JVM on Tomcat: `POST /ojs/v1/queues/{q}/messages` from %d client threads and \
                 `POST /ojs/v1/queues/{q}/messages/batch` with %d messages from %d client threads \
-                (`java.net.http`, keep-alive). Compared with the multi-row INSERT baseline of the same batch size \
+                (a lean HTTP/1.1 client: one keep-alive loopback connection per thread on a blocking socket). Compared with the multi-row INSERT baseline of the same batch size \
                 and `synchronous_commit`."""
                 .formatted(Payloads.SIZE_BYTES, HTTP_SINGLE_CLIENTS, HTTP_BATCH, HTTP_BATCH_CLIENTS);
     }
