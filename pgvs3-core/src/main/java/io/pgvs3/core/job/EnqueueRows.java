@@ -12,6 +12,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -47,6 +48,12 @@ final class EnqueueRows {
     private static final JsonNode SPEC_VERSION = NODES.stringNode("1.0");
 
     private static final JsonNode ZERO = NODES.numberNode(0);
+
+    /** Every field an envelope of a new job can have besides the extra fields, in {@code jsonb} key order. */
+    private static final List<String> FIELD_ORDER = List.of("specversion", "id", "type", "queue", "state", "priority",
+            "attempt", "max_attempts", "timeout_ms", "visibility_timeout_ms", "created_at", "enqueued_at",
+            "scheduled_at", "expires_at", "retry", "args", "errors", "meta", "tags").stream()
+            .sorted(JsonbNodes.KEY_ORDER).toList();
 
     private final JsonMapper mapper;
     private final QueueName queue;
@@ -112,9 +119,10 @@ final class EnqueueRows {
                 + " ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?)";
         List<Instant> now = jdbc.query(connection -> statement(connection, sql, notify),
                 (rs, row) -> rs.getObject(1, OffsetDateTime.class).toInstant());
+        JsonNode timestamp = NODES.stringNode(timestamp(now.get(0)));
         Map<Integer, EnqueueOutcome> inserted = new HashMap<>(rows.size() * 2);
         for (Row row : rows) {
-            inserted.put(row.ord(), new EnqueueOutcome(Job.fromEnvelope(envelope(row, now.get(0))), true));
+            inserted.put(row.ord(), new EnqueueOutcome(job(row, now.get(0), timestamp), true));
         }
         return inserted;
     }
@@ -178,20 +186,30 @@ final class EnqueueRows {
         }
     }
 
-    /** The envelope {@code @schema@.envelope(j)} gives for the row as inserted at {@code now}. */
-    private ObjectNode envelope(Row row, Instant now) {
+    /** The job as {@code get_job} answers it right after the insert at {@code now}. */
+    private Job job(Row row, Instant now, JsonNode timestamp) {
         NewJob job = row.job();
         boolean scheduled = row.scheduledAt() != null && row.scheduledAt().isAfter(now);
-        TreeMap<String, JsonNode> fields = new TreeMap<>(JsonbNodes.KEY_ORDER);
-        if (row.extra() != null) {
-            row.extra().properties().forEach(field -> fields.put(field.getKey(), field.getValue()));
-        }
-        JsonNode timestamp = NODES.stringNode(timestamp(now));
+        JobState state = scheduled ? JobState.SCHEDULED : JobState.AVAILABLE;
+        ObjectNode envelope = envelope(row, state, timestamp);
+        return new Job(row.id(), job.type(), queue.value(), state, row.args().toString(), 0, job.retry().maxAttempts(),
+                job.priority(), row.meta() == null ? null : row.meta().toString(), null, null, List.of(),
+                now.truncatedTo(ChronoUnit.MILLIS), scheduled ? row.scheduledAt().truncatedTo(ChronoUnit.MILLIS) : null,
+                null, null, null, envelope);
+    }
+
+    /**
+     * The envelope {@code @schema@.envelope(j)} gives for the row as inserted: the extra fields the client sent,
+     * overlaid by the system fields that have a value, the args, the (empty) errors, meta and tags.
+     */
+    private ObjectNode envelope(Row row, JobState state, JsonNode timestamp) {
+        NewJob job = row.job();
+        Map<String, JsonNode> fields = new HashMap<>(32);
         fields.put("specversion", SPEC_VERSION);
         fields.put("id", NODES.stringNode(row.id()));
         fields.put("type", NODES.stringNode(job.type()));
         fields.put("queue", queueName);
-        fields.put("state", NODES.stringNode((scheduled ? JobState.SCHEDULED : JobState.AVAILABLE).wireValue()));
+        fields.put("state", NODES.stringNode(state.wireValue()));
         fields.put("priority", NODES.numberNode(job.priority()));
         fields.put("attempt", ZERO);
         fields.put("max_attempts", NODES.numberNode(job.retry().maxAttempts()));
@@ -203,7 +221,7 @@ final class EnqueueRows {
         }
         fields.put("created_at", timestamp);
         fields.put("enqueued_at", timestamp);
-        if (scheduled) {
+        if (state == JobState.SCHEDULED) {
             fields.put("scheduled_at", NODES.stringNode(timestamp(row.scheduledAt())));
         }
         if (row.expiresAt() != null) {
@@ -218,7 +236,20 @@ final class EnqueueRows {
         if (row.options() != null && row.options().has("tags")) {
             fields.put("tags", row.options().get("tags").deepCopy());
         }
-        return JsonbNodes.object(fields);
+        if (row.extra() != null) {
+            TreeMap<String, JsonNode> merged = new TreeMap<>(JsonbNodes.KEY_ORDER);
+            row.extra().properties().forEach(field -> merged.put(field.getKey(), field.getValue()));
+            merged.putAll(fields);
+            return JsonbNodes.object(merged);
+        }
+        Map<String, JsonNode> ordered = new LinkedHashMap<>(32);
+        for (String name : FIELD_ORDER) {
+            JsonNode value = fields.get(name);
+            if (value != null) {
+                ordered.put(name, value);
+            }
+        }
+        return new ObjectNode(NODES, ordered);
     }
 
     /** A number as it reads back from {@code jsonb} text: an int when it fits one. */

@@ -2,9 +2,11 @@ package io.pgvs3.core.job;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -72,13 +74,13 @@ final class JsonbNodes {
         JsonToken token = parser.currentToken();
         switch (token) {
             case START_OBJECT: {
-                TreeMap<String, JsonNode> entries = new TreeMap<>(KEY_ORDER);
+                List<Property> properties = new ArrayList<>();
                 while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
                     String name = parser.currentName();
                     parser.nextToken();
-                    entries.put(name, value(mapper, parser));
+                    properties.add(new Property(name, isAscii(name), value(mapper, parser)));
                 }
-                return new ObjectNode(NODES, new LinkedHashMap<>(entries));
+                return object(properties);
             }
             case START_ARRAY: {
                 ArrayNode array = NODES.arrayNode();
@@ -117,14 +119,33 @@ final class JsonbNodes {
         return mapper.readTree(printed.toPlainString());
     }
 
+    /** In {@code jsonb} key order, the last of equal keys winning (the sort is stable). */
+    private static ObjectNode object(List<Property> properties) {
+        properties.sort(Property.ORDER);
+        Map<String, JsonNode> children = new LinkedHashMap<>(properties.size() * 2);
+        for (Property property : properties) {
+            children.put(property.name(), property.value());
+        }
+        return new ObjectNode(NODES, children);
+    }
+
     private static int compareKeys(String a, String b) {
-        if (isAscii(a) && isAscii(b)) {
+        return compareKeys(a, isAscii(a), b, isAscii(b));
+    }
+
+    private static int compareKeys(String a, boolean asciiA, String b, boolean asciiB) {
+        if (asciiA && asciiB) {
             return a.length() != b.length() ? Integer.compare(a.length(), b.length()) : a.compareTo(b);
         }
         byte[] left = a.getBytes(StandardCharsets.UTF_8);
         byte[] right = b.getBytes(StandardCharsets.UTF_8);
         return left.length != right.length ? Integer.compare(left.length, right.length)
                 : Arrays.compareUnsigned(left, right);
+    }
+
+    private record Property(String name, boolean ascii, JsonNode value) {
+
+        static final Comparator<Property> ORDER = (a, b) -> compareKeys(a.name(), a.ascii(), b.name(), b.ascii());
     }
 
     private static boolean isAscii(String value) {
