@@ -55,6 +55,26 @@ final class EnqueueRows {
             "scheduled_at", "expires_at", "retry", "args", "errors", "meta", "tags").stream()
             .sorted(JsonbNodes.KEY_ORDER).toList();
 
+    private static final int SPECVERSION = FIELD_ORDER.indexOf("specversion");
+    private static final int ID = FIELD_ORDER.indexOf("id");
+    private static final int TYPE = FIELD_ORDER.indexOf("type");
+    private static final int QUEUE = FIELD_ORDER.indexOf("queue");
+    private static final int STATE = FIELD_ORDER.indexOf("state");
+    private static final int PRIORITY = FIELD_ORDER.indexOf("priority");
+    private static final int ATTEMPT = FIELD_ORDER.indexOf("attempt");
+    private static final int MAX_ATTEMPTS = FIELD_ORDER.indexOf("max_attempts");
+    private static final int TIMEOUT_MS = FIELD_ORDER.indexOf("timeout_ms");
+    private static final int VISIBILITY_TIMEOUT_MS = FIELD_ORDER.indexOf("visibility_timeout_ms");
+    private static final int CREATED_AT = FIELD_ORDER.indexOf("created_at");
+    private static final int ENQUEUED_AT = FIELD_ORDER.indexOf("enqueued_at");
+    private static final int SCHEDULED_AT = FIELD_ORDER.indexOf("scheduled_at");
+    private static final int EXPIRES_AT = FIELD_ORDER.indexOf("expires_at");
+    private static final int RETRY = FIELD_ORDER.indexOf("retry");
+    private static final int ARGS = FIELD_ORDER.indexOf("args");
+    private static final int ERRORS = FIELD_ORDER.indexOf("errors");
+    private static final int META = FIELD_ORDER.indexOf("meta");
+    private static final int TAGS = FIELD_ORDER.indexOf("tags");
+
     private final JsonMapper mapper;
     private final QueueName queue;
     private final JsonNode queueName;
@@ -62,6 +82,8 @@ final class EnqueueRows {
     private final Map<RetryPolicy, Integer> retryIndex = new HashMap<>();
     private final List<String> retryJson = new ArrayList<>();
     private final List<JsonNode> retryNodes = new ArrayList<>();
+    private RetryPolicy lastRetry;
+    private int lastRetryIndex;
     private Double rateLimit;
     private boolean anyMeta;
     private boolean anyOptions;
@@ -100,12 +122,14 @@ final class EnqueueRows {
         anyMeta |= meta != null;
         anyOptions |= options != null;
         anyExtra |= extra != null;
-        int retry = retryIndex.computeIfAbsent(job.retry(), policy -> {
+        int retry = job.retry() == lastRetry ? lastRetryIndex : retryIndex.computeIfAbsent(job.retry(), policy -> {
             String json = mapper.writeValueAsString(policy.toMap());
             retryJson.add(json);
             retryNodes.add(JsonbNodes.read(mapper, json));
             return retryJson.size() - 1;
         });
+        lastRetry = job.retry();
+        lastRetryIndex = retry;
         rows.add(new Row(ord, job, id, args, meta, options, extra, retry, micros(job.scheduledAt()),
                 micros(job.expiresAt())));
     }
@@ -204,49 +228,52 @@ final class EnqueueRows {
      */
     private ObjectNode envelope(Row row, JobState state, JsonNode timestamp) {
         NewJob job = row.job();
-        Map<String, JsonNode> fields = new HashMap<>(32);
-        fields.put("specversion", SPEC_VERSION);
-        fields.put("id", NODES.stringNode(row.id()));
-        fields.put("type", NODES.stringNode(job.type()));
-        fields.put("queue", queueName);
-        fields.put("state", NODES.stringNode(state.wireValue()));
-        fields.put("priority", NODES.numberNode(job.priority()));
-        fields.put("attempt", ZERO);
-        fields.put("max_attempts", NODES.numberNode(job.retry().maxAttempts()));
+        JsonNode[] fields = new JsonNode[FIELD_ORDER.size()];
+        fields[SPECVERSION] = SPEC_VERSION;
+        fields[ID] = NODES.stringNode(row.id());
+        fields[TYPE] = NODES.stringNode(job.type());
+        fields[QUEUE] = queueName;
+        fields[STATE] = NODES.stringNode(state.wireValue());
+        fields[PRIORITY] = NODES.numberNode(job.priority());
+        fields[ATTEMPT] = ZERO;
+        fields[MAX_ATTEMPTS] = NODES.numberNode(job.retry().maxAttempts());
         if (job.timeout() != null) {
-            fields.put("timeout_ms", number(job.timeout().toMillis()));
+            fields[TIMEOUT_MS] = number(job.timeout().toMillis());
         }
         if (job.visibilityTimeout() != null) {
-            fields.put("visibility_timeout_ms", number(job.visibilityTimeout().toMillis()));
+            fields[VISIBILITY_TIMEOUT_MS] = number(job.visibilityTimeout().toMillis());
         }
-        fields.put("created_at", timestamp);
-        fields.put("enqueued_at", timestamp);
+        fields[CREATED_AT] = timestamp;
+        fields[ENQUEUED_AT] = timestamp;
         if (state == JobState.SCHEDULED) {
-            fields.put("scheduled_at", NODES.stringNode(timestamp(row.scheduledAt())));
+            fields[SCHEDULED_AT] = NODES.stringNode(timestamp(row.scheduledAt()));
         }
         if (row.expiresAt() != null) {
-            fields.put("expires_at", NODES.stringNode(timestamp(row.expiresAt())));
+            fields[EXPIRES_AT] = NODES.stringNode(timestamp(row.expiresAt()));
         }
-        fields.put("retry", retryNodes.get(row.retry()).deepCopy());
-        fields.put("args", row.args());
-        fields.put("errors", NODES.arrayNode());
+        fields[RETRY] = retryNodes.get(row.retry()).deepCopy();
+        fields[ARGS] = row.args();
+        fields[ERRORS] = NODES.arrayNode();
         if (row.meta() != null) {
-            fields.put("meta", row.meta());
+            fields[META] = row.meta();
         }
         if (row.options() != null && row.options().has("tags")) {
-            fields.put("tags", row.options().get("tags").deepCopy());
+            fields[TAGS] = row.options().get("tags").deepCopy();
         }
         if (row.extra() != null) {
             TreeMap<String, JsonNode> merged = new TreeMap<>(JsonbNodes.KEY_ORDER);
             row.extra().properties().forEach(field -> merged.put(field.getKey(), field.getValue()));
-            merged.putAll(fields);
+            for (int i = 0; i < fields.length; i++) {
+                if (fields[i] != null) {
+                    merged.put(FIELD_ORDER.get(i), fields[i]);
+                }
+            }
             return JsonbNodes.object(merged);
         }
         Map<String, JsonNode> ordered = new LinkedHashMap<>(32);
-        for (String name : FIELD_ORDER) {
-            JsonNode value = fields.get(name);
-            if (value != null) {
-                ordered.put(name, value);
+        for (int i = 0; i < fields.length; i++) {
+            if (fields[i] != null) {
+                ordered.put(FIELD_ORDER.get(i), fields[i]);
             }
         }
         return new ObjectNode(NODES, ordered);
