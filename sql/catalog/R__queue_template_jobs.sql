@@ -221,6 +221,55 @@ $fn$;
 -- row version, so it costs nothing under a held snapshot.
 CREATE SEQUENCE IF NOT EXISTS @schema@.jobs_rewinds;
 
+-- Inserts jobs without unique keys, given as parallel arrays of one element per job in enqueue order (the JSON
+-- values args, meta, options and extra as one JSON array each, NULL when no job has one; retry policies as a JSON
+-- array of the distinct policies that p_retry_idx points into, 0-based). The caller knows everything else about the
+-- jobs, so nothing is read back: the result is the transaction's now(), which is created_at and enqueued_at of every
+-- job and decides which are scheduled. An id that already exists anywhere fails the statement (unique violation on
+-- job_locator_pkey), so either all jobs are inserted or none. p_rate sets the queue's rate limit like
+-- options.rate_limit.max_per_second of enqueue; p_notify as for enqueue.
+CREATE OR REPLACE FUNCTION @schema@.enqueue_rows(p_ids uuid[], p_types text[], p_args jsonb, p_meta jsonb,
+                                                 p_options jsonb, p_extra jsonb, p_priorities integer[],
+                                                 p_max_attempts integer[], p_retries jsonb, p_retry_idx integer[],
+                                                 p_timeouts bigint[], p_visibility_timeouts bigint[],
+                                                 p_scheduled timestamptz[], p_expires timestamptz[],
+                                                 p_rate double precision, p_notify boolean)
+RETURNS timestamptz
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
+BEGIN
+    IF p_rate > 0 THEN
+        UPDATE @schema@.job_settings SET rate_limit_per_second = p_rate, tokens = p_rate, refilled_at = clock_timestamp()
+        WHERE rate_limit_per_second IS DISTINCT FROM p_rate;
+    END IF;
+    WITH located AS (
+        INSERT INTO s3p.job_locator (id, queue) SELECT l.id, @queue@ FROM unnest(p_ids) AS l(id)
+    ), inserted AS (
+        INSERT INTO @schema@.jobs AS j (id, type, state, args, meta, options, extra, priority, max_attempts, retry,
+                                        timeout_ms, visibility_timeout_ms, scheduled_at, expires_at)
+        SELECT s.id, s.type, CASE WHEN s.scheduled_at > now() THEN 'scheduled' ELSE 'available' END, s.args,
+               nullif(s.meta, 'null'), nullif(s.options, 'null'), nullif(s.extra, 'null'), s.priority,
+               s.max_attempts, p_retries -> s.retry_idx, s.timeout_ms, s.visibility_timeout_ms,
+               CASE WHEN s.scheduled_at > now() THEN s.scheduled_at END, s.expires_at
+        FROM ROWS FROM (unnest(p_ids), unnest(p_types), jsonb_array_elements(p_args), jsonb_array_elements(p_meta),
+                        jsonb_array_elements(p_options), jsonb_array_elements(p_extra), unnest(p_priorities),
+                        unnest(p_max_attempts), unnest(p_retry_idx), unnest(p_timeouts),
+                        unnest(p_visibility_timeouts), unnest(p_scheduled), unnest(p_expires))
+             WITH ORDINALITY AS s(id, type, args, meta, options, extra, priority, max_attempts, retry_idx, timeout_ms,
+                                  visibility_timeout_ms, scheduled_at, expires_at, n)
+        ORDER BY s.n
+        RETURNING j.id, j.type, j.state
+    )
+    INSERT INTO s3p.job_events (type, queue, job_id, data)
+    SELECT 'job.enqueued', @queue@, i.id, jsonb_build_object('job_id', i.id, 'job_type', i.type, 'queue', @queue@,
+                                                             'state', i.state, 'attempt', 0)
+    FROM inserted i;
+    IF p_notify AND EXISTS (SELECT 1 FROM unnest(p_scheduled) AS s(at) WHERE s.at IS NULL OR s.at <= now()) THEN
+        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+    END IF;
+    RETURN now();
+END
+$fn$;
+
 -- Makes due scheduled and retryable jobs available (discarding those past expires_at); returns how many. It waits
 -- for rows another transaction is promoting rather than skipping them, so a fetch that runs while the maintenance
 -- pass promotes a job still sees that job once the pass commits. Rows are locked in scheduled_at order everywhere.

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
@@ -56,6 +58,13 @@ public class JobStore {
     public static final int STATS_CAP = 100_000;
 
     private static final String UNIQUE_CONFLICT = "PV409";
+
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    /** The primary keys that make a job id unique: the locator's across queues, the job table's within one. */
+    private static final Set<String> JOB_ID_KEYS = Set.of("job_locator_pkey", "jobs_pkey");
+
+    private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
     private static final Logger log = LoggerFactory.getLogger(JobStore.class);
 
@@ -107,33 +116,56 @@ public class JobStore {
         if (jobs.isEmpty()) {
             return List.of();
         }
-        Map<QueueName, ArrayNode> specs = new LinkedHashMap<>();
         Set<String> ids = new HashSet<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            NewJob job = jobs.get(i);
+        List<String> jobIds = new ArrayList<>(jobs.size());
+        for (NewJob job : jobs) {
             String id = job.id() != null ? job.id() : UuidV7.generate().toString();
             if (!ids.add(id)) {
                 throw duplicate(id);
             }
-            specs.computeIfAbsent(job.queue(), q -> mapper.createArrayNode()).add(spec(job, id, i + 1));
+            jobIds.add(id);
         }
+        if (jobs.stream().anyMatch(job -> job.unique() != null)) {
+            // unique jobs take locks and may answer existing jobs: the JSON spec path of enqueue(jsonb) does that
+            Map<QueueName, ArrayNode> specs = new LinkedHashMap<>();
+            for (int i = 0; i < jobs.size(); i++) {
+                NewJob job = jobs.get(i);
+                specs.computeIfAbsent(job.queue(), q -> mapper.createArrayNode()).add(spec(job, jobIds.get(i), i + 1));
+            }
+            return enqueueGrouped(jobs.size(), specs, this::insert);
+        }
+        Map<QueueName, EnqueueRows> rows = new LinkedHashMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            NewJob job = jobs.get(i);
+            rows.computeIfAbsent(job.queue(), q -> new EnqueueRows(mapper, q)).add(i + 1, job, jobIds.get(i));
+        }
+        return enqueueGrouped(jobs.size(), rows, this::insertRows);
+    }
+
+    /** Inserts one group of jobs into one queue; answers the outcomes by the jobs' positions (1-based). */
+    private interface GroupInsert<G> {
+
+        Map<Integer, EnqueueOutcome> insert(QueueName queue, G group, boolean notify);
+    }
+
+    private <G> List<EnqueueOutcome> enqueueGrouped(int size, Map<QueueName, G> groups, GroupInsert<G> inserter) {
         // inside a caller's transaction the enqueue notifies at its commit; otherwise listeners are woken once the
         // jobs committed, outside the writing transaction (see QueueNotifier)
         boolean callersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
         List<EnqueueOutcome> outcomes;
-        if (specs.size() == 1 && !callersTransaction) {
-            Map.Entry<QueueName, ArrayNode> only = specs.entrySet().iterator().next();
-            outcomes = ordered(jobs.size(),
-                    catalog.withQueue(only.getKey(), () -> insert(only.getKey(), only.getValue(), false)));
+        if (groups.size() == 1 && !callersTransaction) {
+            Map.Entry<QueueName, G> only = groups.entrySet().iterator().next();
+            outcomes = ordered(size,
+                    catalog.withQueue(only.getKey(), () -> inserter.insert(only.getKey(), only.getValue(), false)));
         }
         else {
             outcomes = transactions.execute(status -> {
                 Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
-                specs.forEach((queue, spec) -> {
+                groups.forEach((queue, group) -> {
                     catalog.ensure(queue);
-                    inserted.putAll(insert(queue, spec, callersTransaction));
+                    inserted.putAll(inserter.insert(queue, group, callersTransaction));
                 });
-                return ordered(jobs.size(), inserted);
+                return ordered(size, inserted);
             });
         }
         if (!callersTransaction) {
@@ -142,6 +174,25 @@ public class JobStore {
                     .forEach(queue -> notifier.signal(NotificationHub.channelFor(QueueName.of(queue))));
         }
         return outcomes;
+    }
+
+    private Map<Integer, EnqueueOutcome> insertRows(QueueName queue, EnqueueRows rows, boolean notify) {
+        try {
+            return rows.insert(jdbc, notify);
+        }
+        catch (DataAccessException ex) {
+            SQLException sql = sqlException(ex);
+            if (sql instanceof PSQLException psql && UNIQUE_VIOLATION.equals(psql.getSQLState())
+                    && psql.getServerErrorMessage() != null
+                    && JOB_ID_KEYS.contains(psql.getServerErrorMessage().getConstraint())) {
+                String detail = psql.getServerErrorMessage().getDetail();
+                Matcher id = detail == null ? null : UUID_TEXT.matcher(detail);
+                throw id != null && id.find() ? duplicate(id.group())
+                        : new Pgvs3Exception(ErrorCode.DUPLICATE, "a job with one of these ids already exists",
+                                Map.of(), ex);
+            }
+            throw ex;
+        }
     }
 
     private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec, boolean notify) {

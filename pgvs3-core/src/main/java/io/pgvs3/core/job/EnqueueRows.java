@@ -1,0 +1,317 @@
+package io.pgvs3.core.job;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.sql.Identifiers;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Jobs without unique keys bound for one queue, inserted by one call of the queue's {@code enqueue_rows} function
+ * with one array per column. The function answers only the transaction's {@code now()}: everything else about the
+ * new jobs is known here, so their envelopes are built here, equal to what {@code get_job} answers for them (see
+ * {@link JsonbNodes}), instead of being computed, sent and parsed once per job.
+ */
+final class EnqueueRows {
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss'Z'")
+            .withZone(ZoneOffset.UTC);
+
+    private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
+            .withZone(ZoneOffset.UTC);
+
+    private static final JsonNode SPEC_VERSION = NODES.stringNode("1.0");
+
+    private static final JsonNode ZERO = NODES.numberNode(0);
+
+    /** Every field an envelope of a new job can have besides the extra fields, in {@code jsonb} key order. */
+    private static final List<String> FIELD_ORDER = List.of("specversion", "id", "type", "queue", "state", "priority",
+            "attempt", "max_attempts", "timeout_ms", "visibility_timeout_ms", "created_at", "enqueued_at",
+            "scheduled_at", "expires_at", "retry", "args", "errors", "meta", "tags").stream()
+            .sorted(JsonbNodes.KEY_ORDER).toList();
+
+    private static final int SPECVERSION = FIELD_ORDER.indexOf("specversion");
+    private static final int ID = FIELD_ORDER.indexOf("id");
+    private static final int TYPE = FIELD_ORDER.indexOf("type");
+    private static final int QUEUE = FIELD_ORDER.indexOf("queue");
+    private static final int STATE = FIELD_ORDER.indexOf("state");
+    private static final int PRIORITY = FIELD_ORDER.indexOf("priority");
+    private static final int ATTEMPT = FIELD_ORDER.indexOf("attempt");
+    private static final int MAX_ATTEMPTS = FIELD_ORDER.indexOf("max_attempts");
+    private static final int TIMEOUT_MS = FIELD_ORDER.indexOf("timeout_ms");
+    private static final int VISIBILITY_TIMEOUT_MS = FIELD_ORDER.indexOf("visibility_timeout_ms");
+    private static final int CREATED_AT = FIELD_ORDER.indexOf("created_at");
+    private static final int ENQUEUED_AT = FIELD_ORDER.indexOf("enqueued_at");
+    private static final int SCHEDULED_AT = FIELD_ORDER.indexOf("scheduled_at");
+    private static final int EXPIRES_AT = FIELD_ORDER.indexOf("expires_at");
+    private static final int RETRY = FIELD_ORDER.indexOf("retry");
+    private static final int ARGS = FIELD_ORDER.indexOf("args");
+    private static final int ERRORS = FIELD_ORDER.indexOf("errors");
+    private static final int META = FIELD_ORDER.indexOf("meta");
+    private static final int TAGS = FIELD_ORDER.indexOf("tags");
+
+    private final JsonMapper mapper;
+    private final QueueName queue;
+    private final JsonNode queueName;
+    private final List<Row> rows = new ArrayList<>();
+    private final Map<RetryPolicy, Integer> retryIndex = new HashMap<>();
+    private final List<String> retryJson = new ArrayList<>();
+    private final List<JsonNode> retryNodes = new ArrayList<>();
+    private RetryPolicy lastRetry;
+    private int lastRetryIndex;
+    private Double rateLimit;
+    private boolean anyMeta;
+    private boolean anyOptions;
+    private boolean anyExtra;
+
+    EnqueueRows(JsonMapper mapper, QueueName queue) {
+        this.mapper = mapper;
+        this.queue = queue;
+        this.queueName = NODES.stringNode(queue.value());
+    }
+
+    /** Validates and adds one job; {@code ord} is its position in the caller's list. */
+    void add(int ord, NewJob job, String id) {
+        JsonNode args = parse(job.argsJson(), "args");
+        if (!args.isArray()) {
+            throw Pgvs3Exception.invalidRequest("'args' must be an array", "args");
+        }
+        JsonNode meta = job.metaJson() == null ? null : parse(job.metaJson(), "meta");
+        if (meta != null && !meta.isObject()) {
+            throw Pgvs3Exception.invalidRequest("'meta' must be an object", "meta");
+        }
+        JsonNode options = nonNull(job.optionsJson() == null ? null : parse(job.optionsJson(), "options"));
+        if (options != null && !options.isObject()) {
+            throw Pgvs3Exception.invalidRequest("'options' must be an object", "options");
+        }
+        JsonNode extra = nonNull(job.extraJson() == null ? null : parse(job.extraJson(), "extra"));
+        if (extra != null && !extra.isObject()) {
+            throw Pgvs3Exception.invalidRequest("'extra' must be an object", "extra");
+        }
+        if (options != null) {
+            JsonNode rate = options.path("rate_limit").path("max_per_second");
+            if (rate.isNumber() && (rateLimit == null || rate.asDouble() > rateLimit)) {
+                rateLimit = rate.asDouble();
+            }
+        }
+        anyMeta |= meta != null;
+        anyOptions |= options != null;
+        anyExtra |= extra != null;
+        int retry = job.retry() == lastRetry ? lastRetryIndex : retryIndex.computeIfAbsent(job.retry(), policy -> {
+            String json = mapper.writeValueAsString(policy.toMap());
+            retryJson.add(json);
+            retryNodes.add(JsonbNodes.read(mapper, json));
+            return retryJson.size() - 1;
+        });
+        lastRetry = job.retry();
+        lastRetryIndex = retry;
+        rows.add(new Row(ord, job, id, args, meta, options, extra, retry, micros(job.scheduledAt()),
+                micros(job.expiresAt())));
+    }
+
+    /**
+     * Inserts the jobs in one statement (all or none: an id that exists already fails it) and answers them by their
+     * {@code ord}. With {@code notify}, the insert notifies the queue's channel itself.
+     */
+    Map<Integer, EnqueueOutcome> insert(JdbcTemplate jdbc, boolean notify) {
+        String sql = "SELECT " + Identifiers.quote(queue.schema()) + ".enqueue_rows(?, ?, ?::jsonb, ?::jsonb,"
+                + " ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?)";
+        List<Instant> now = jdbc.query(connection -> statement(connection, sql, notify),
+                (rs, row) -> rs.getObject(1, OffsetDateTime.class).toInstant());
+        JsonNode timestamp = NODES.stringNode(timestamp(now.get(0)));
+        Map<Integer, EnqueueOutcome> inserted = new HashMap<>(rows.size() * 2);
+        for (Row row : rows) {
+            inserted.put(row.ord(), new EnqueueOutcome(job(row, now.get(0), timestamp), true));
+        }
+        return inserted;
+    }
+
+    private PreparedStatement statement(Connection connection, String sql, boolean notify) throws SQLException {
+        int size = rows.size();
+        UUID[] ids = new UUID[size];
+        String[] types = new String[size];
+        Integer[] priorities = new Integer[size];
+        Integer[] maxAttempts = new Integer[size];
+        Integer[] retries = new Integer[size];
+        Long[] timeouts = new Long[size];
+        Long[] visibilityTimeouts = new Long[size];
+        String[] scheduled = new String[size];
+        String[] expires = new String[size];
+        StringBuilder args = new StringBuilder(size * 64).append('[');
+        StringBuilder meta = anyMeta ? new StringBuilder().append('[') : null;
+        StringBuilder options = anyOptions ? new StringBuilder().append('[') : null;
+        StringBuilder extra = anyExtra ? new StringBuilder().append('[') : null;
+        for (int i = 0; i < size; i++) {
+            Row row = rows.get(i);
+            NewJob job = row.job();
+            ids[i] = UUID.fromString(row.id());
+            types[i] = job.type();
+            priorities[i] = job.priority();
+            maxAttempts[i] = job.retry().maxAttempts();
+            retries[i] = row.retry();
+            timeouts[i] = job.timeout() == null ? null : job.timeout().toMillis();
+            visibilityTimeouts[i] = job.visibilityTimeout() == null ? null : job.visibilityTimeout().toMillis();
+            scheduled[i] = row.scheduledAt() == null ? null : row.scheduledAt().toString();
+            expires[i] = row.expiresAt() == null ? null : row.expiresAt().toString();
+            String separator = i == 0 ? "" : ",";
+            args.append(separator).append(job.argsJson());
+            append(meta, separator, row.meta() == null ? null : job.metaJson());
+            append(options, separator, row.options() == null ? null : job.optionsJson());
+            append(extra, separator, row.extra() == null ? null : job.extraJson());
+        }
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setArray(1, connection.createArrayOf("uuid", ids));
+        statement.setArray(2, connection.createArrayOf("text", types));
+        statement.setString(3, args.append(']').toString());
+        statement.setString(4, meta == null ? null : meta.append(']').toString());
+        statement.setString(5, options == null ? null : options.append(']').toString());
+        statement.setString(6, extra == null ? null : extra.append(']').toString());
+        statement.setArray(7, connection.createArrayOf("int4", priorities));
+        statement.setArray(8, connection.createArrayOf("int4", maxAttempts));
+        statement.setString(9, "[" + String.join(",", retryJson) + "]");
+        statement.setArray(10, connection.createArrayOf("int4", retries));
+        statement.setArray(11, connection.createArrayOf("int8", timeouts));
+        statement.setArray(12, connection.createArrayOf("int8", visibilityTimeouts));
+        statement.setArray(13, connection.createArrayOf("timestamptz", scheduled));
+        statement.setArray(14, connection.createArrayOf("timestamptz", expires));
+        statement.setObject(15, rateLimit, Types.DOUBLE);
+        statement.setBoolean(16, notify);
+        return statement;
+    }
+
+    private static void append(StringBuilder array, String separator, String json) {
+        if (array != null) {
+            array.append(separator).append(json == null ? "null" : json);
+        }
+    }
+
+    /** The job as {@code get_job} answers it right after the insert at {@code now}. */
+    private Job job(Row row, Instant now, JsonNode timestamp) {
+        NewJob job = row.job();
+        boolean scheduled = row.scheduledAt() != null && row.scheduledAt().isAfter(now);
+        JobState state = scheduled ? JobState.SCHEDULED : JobState.AVAILABLE;
+        ObjectNode envelope = envelope(row, state, timestamp);
+        return new Job(row.id(), job.type(), queue.value(), state, row.args().toString(), 0, job.retry().maxAttempts(),
+                job.priority(), row.meta() == null ? null : row.meta().toString(), null, null, List.of(),
+                now.truncatedTo(ChronoUnit.MILLIS), scheduled ? row.scheduledAt().truncatedTo(ChronoUnit.MILLIS) : null,
+                null, null, null, envelope);
+    }
+
+    /**
+     * The envelope {@code @schema@.envelope(j)} gives for the row as inserted: the extra fields the client sent,
+     * overlaid by the system fields that have a value, the args, the (empty) errors, meta and tags.
+     */
+    private ObjectNode envelope(Row row, JobState state, JsonNode timestamp) {
+        NewJob job = row.job();
+        JsonNode[] fields = new JsonNode[FIELD_ORDER.size()];
+        fields[SPECVERSION] = SPEC_VERSION;
+        fields[ID] = NODES.stringNode(row.id());
+        fields[TYPE] = NODES.stringNode(job.type());
+        fields[QUEUE] = queueName;
+        fields[STATE] = NODES.stringNode(state.wireValue());
+        fields[PRIORITY] = NODES.numberNode(job.priority());
+        fields[ATTEMPT] = ZERO;
+        fields[MAX_ATTEMPTS] = NODES.numberNode(job.retry().maxAttempts());
+        if (job.timeout() != null) {
+            fields[TIMEOUT_MS] = number(job.timeout().toMillis());
+        }
+        if (job.visibilityTimeout() != null) {
+            fields[VISIBILITY_TIMEOUT_MS] = number(job.visibilityTimeout().toMillis());
+        }
+        fields[CREATED_AT] = timestamp;
+        fields[ENQUEUED_AT] = timestamp;
+        if (state == JobState.SCHEDULED) {
+            fields[SCHEDULED_AT] = NODES.stringNode(timestamp(row.scheduledAt()));
+        }
+        if (row.expiresAt() != null) {
+            fields[EXPIRES_AT] = NODES.stringNode(timestamp(row.expiresAt()));
+        }
+        fields[RETRY] = retryNodes.get(row.retry()).deepCopy();
+        fields[ARGS] = row.args();
+        fields[ERRORS] = NODES.arrayNode();
+        if (row.meta() != null) {
+            fields[META] = row.meta();
+        }
+        if (row.options() != null && row.options().has("tags")) {
+            fields[TAGS] = row.options().get("tags").deepCopy();
+        }
+        if (row.extra() != null) {
+            TreeMap<String, JsonNode> merged = new TreeMap<>(JsonbNodes.KEY_ORDER);
+            row.extra().properties().forEach(field -> merged.put(field.getKey(), field.getValue()));
+            for (int i = 0; i < fields.length; i++) {
+                if (fields[i] != null) {
+                    merged.put(FIELD_ORDER.get(i), fields[i]);
+                }
+            }
+            return JsonbNodes.object(merged);
+        }
+        Map<String, JsonNode> ordered = new LinkedHashMap<>(32);
+        for (int i = 0; i < fields.length; i++) {
+            if (fields[i] != null) {
+                ordered.put(FIELD_ORDER.get(i), fields[i]);
+            }
+        }
+        return new ObjectNode(NODES, ordered);
+    }
+
+    /** A number as it reads back from {@code jsonb} text: an int when it fits one. */
+    private static JsonNode number(long value) {
+        return value == (int) value ? NODES.numberNode((int) value) : NODES.numberNode(value);
+    }
+
+    /** {@code s3p.ts}: whole seconds without a fraction, else milliseconds (truncated). */
+    static String timestamp(Instant instant) {
+        return instant.getNano() == 0 ? SECONDS.format(instant) : MILLIS.format(instant);
+    }
+
+    /** PostgreSQL keeps microseconds; truncated here, the value stored and the one shown are the same. */
+    private static Instant micros(Instant instant) {
+        return instant == null ? null : instant.truncatedTo(ChronoUnit.MICROS);
+    }
+
+    private static JsonNode nonNull(JsonNode node) {
+        return node == null || node.isNull() ? null : node;
+    }
+
+    private JsonNode parse(String json, String field) {
+        try {
+            return JsonbNodes.read(mapper, json);
+        }
+        catch (JacksonException | IllegalArgumentException ex) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
+        }
+    }
+
+    int size() {
+        return rows.size();
+    }
+
+    private record Row(int ord, NewJob job, String id, JsonNode args, JsonNode meta, JsonNode options, JsonNode extra,
+            int retry, Instant scheduledAt, Instant expiresAt) {
+    }
+}
