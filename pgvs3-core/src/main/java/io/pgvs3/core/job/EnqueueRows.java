@@ -7,8 +7,6 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,12 +36,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 final class EnqueueRows {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-
-    private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss'Z'")
-            .withZone(ZoneOffset.UTC);
-
-    private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
-            .withZone(ZoneOffset.UTC);
 
     private static final JsonNode SPEC_VERSION = NODES.stringNode("1.0");
 
@@ -143,7 +135,7 @@ final class EnqueueRows {
                 + " ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?)";
         List<Instant> now = jdbc.query(connection -> statement(connection, sql, notify),
                 (rs, row) -> rs.getObject(1, OffsetDateTime.class).toInstant());
-        JsonNode timestamp = NODES.stringNode(timestamp(now.get(0)));
+        JsonNode timestamp = NODES.stringNode(JobRows.timestamp(now.get(0)));
         Map<Integer, EnqueueOutcome> inserted = new HashMap<>(rows.size() * 2);
         for (Row row : rows) {
             inserted.put(row.ord(), new EnqueueOutcome(job(row, now.get(0), timestamp), true));
@@ -238,18 +230,18 @@ final class EnqueueRows {
         fields[ATTEMPT] = ZERO;
         fields[MAX_ATTEMPTS] = NODES.numberNode(job.retry().maxAttempts());
         if (job.timeout() != null) {
-            fields[TIMEOUT_MS] = number(job.timeout().toMillis());
+            fields[TIMEOUT_MS] = JsonbNodes.number(job.timeout().toMillis());
         }
         if (job.visibilityTimeout() != null) {
-            fields[VISIBILITY_TIMEOUT_MS] = number(job.visibilityTimeout().toMillis());
+            fields[VISIBILITY_TIMEOUT_MS] = JsonbNodes.number(job.visibilityTimeout().toMillis());
         }
         fields[CREATED_AT] = timestamp;
         fields[ENQUEUED_AT] = timestamp;
         if (state == JobState.SCHEDULED) {
-            fields[SCHEDULED_AT] = NODES.stringNode(timestamp(row.scheduledAt()));
+            fields[SCHEDULED_AT] = NODES.stringNode(JobRows.timestamp(row.scheduledAt()));
         }
         if (row.expiresAt() != null) {
-            fields[EXPIRES_AT] = NODES.stringNode(timestamp(row.expiresAt()));
+            fields[EXPIRES_AT] = NODES.stringNode(JobRows.timestamp(row.expiresAt()));
         }
         fields[RETRY] = retryNodes.get(row.retry()).deepCopy();
         fields[ARGS] = row.args();
@@ -277,16 +269,6 @@ final class EnqueueRows {
             }
         }
         return new ObjectNode(NODES, ordered);
-    }
-
-    /** A number as it reads back from {@code jsonb} text: an int when it fits one. */
-    private static JsonNode number(long value) {
-        return value == (int) value ? NODES.numberNode((int) value) : NODES.numberNode(value);
-    }
-
-    /** {@code s3p.ts}: whole seconds without a fraction, else milliseconds (truncated). */
-    static String timestamp(Instant instant) {
-        return instant.getNano() == 0 ? SECONDS.format(instant) : MILLIS.format(instant);
     }
 
     /** PostgreSQL keeps microseconds; truncated here, the value stored and the one shown are the same. */

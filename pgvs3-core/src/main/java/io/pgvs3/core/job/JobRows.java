@@ -1,6 +1,5 @@
 package io.pgvs3.core.job;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -8,7 +7,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
@@ -32,16 +30,6 @@ final class JobRows {
     private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
             .withZone(ZoneOffset.UTC);
 
-    /** jsonb's key order: shorter keys first, equal lengths by their UTF-8 bytes. */
-    private static final Comparator<String> JSONB_KEY_ORDER = (a, b) -> {
-        byte[] left = a.getBytes(StandardCharsets.UTF_8);
-        byte[] right = b.getBytes(StandardCharsets.UTF_8);
-        if (left.length != right.length) {
-            return Integer.compare(left.length, right.length);
-        }
-        return java.util.Arrays.compareUnsigned(left, right);
-    };
-
     private final JsonMapper mapper;
     private final JsonNodeFactory nodes;
 
@@ -59,7 +47,7 @@ final class JobRows {
         String state = rs.getString("state");
         boolean active = "active".equals(state);
         // as in SQL: the unknown fields the client sent, overlaid by every system field that has a value
-        Map<String, JsonNode> fields = new TreeMap<>(JSONB_KEY_ORDER);
+        Map<String, JsonNode> fields = new TreeMap<>(JsonbNodes.KEY_ORDER);
         String extra = rs.getString("extra");
         if (extra != null) {
             JsonNode unknown = mapper.readTree(extra);
@@ -73,9 +61,9 @@ final class JobRows {
         fields.put("type", nodes.stringNode(rs.getString("type")));
         fields.put("queue", nodes.stringNode(rs.getString("queue")));
         fields.put("state", nodes.stringNode(state));
-        fields.put("priority", number(rs.getLong("priority")));
-        fields.put("attempt", number(rs.getLong("attempt")));
-        fields.put("max_attempts", number(rs.getLong("max_attempts")));
+        fields.put("priority", JsonbNodes.number(rs.getLong("priority")));
+        fields.put("attempt", JsonbNodes.number(rs.getLong("attempt")));
+        fields.put("max_attempts", JsonbNodes.number(rs.getLong("max_attempts")));
         putNumber(fields, "timeout_ms", rs, "timeout_ms");
         putNumber(fields, "visibility_timeout_ms", rs, "visibility_timeout_ms");
         putTimestamp(fields, "created_at", rs, "created_at");
@@ -133,7 +121,7 @@ final class JobRows {
     private void putNumber(Map<String, JsonNode> fields, String key, ResultSet rs, String column) throws SQLException {
         long value = rs.getLong(column);
         if (!rs.wasNull()) {
-            fields.put(key, number(value));
+            fields.put(key, JsonbNodes.number(value));
         }
     }
 
@@ -143,10 +131,6 @@ final class JobRows {
         if (value != null) {
             fields.put(key, nodes.stringNode(timestamp(value.toInstant())));
         }
-    }
-
-    private JsonNode number(long value) {
-        return value == (int) value ? nodes.numberNode((int) value) : nodes.numberNode(value);
     }
 
     /** What {@code jsonb_strip_nulls} does: drops null-valued object fields at every depth (array elements stay). */

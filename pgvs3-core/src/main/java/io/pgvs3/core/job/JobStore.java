@@ -126,20 +126,22 @@ public class JobStore {
             jobIds.add(id);
         }
         if (jobs.stream().anyMatch(job -> job.unique() != null)) {
-            // unique jobs take locks and may answer existing jobs: the JSON spec path of enqueue(jsonb) does that
+            // unique jobs take locks and may answer existing jobs: the JSON spec path of enqueue(jsonb) does that; it
+            // skips an id that exists and the skip is found afterwards, so it always runs in a transaction that the
+            // duplicate then rolls back
             Map<QueueName, ArrayNode> specs = new LinkedHashMap<>();
             for (int i = 0; i < jobs.size(); i++) {
                 NewJob job = jobs.get(i);
                 specs.computeIfAbsent(job.queue(), q -> mapper.createArrayNode()).add(spec(job, jobIds.get(i), i + 1));
             }
-            return enqueueGrouped(jobs.size(), specs, this::insert);
+            return enqueueGrouped(jobs.size(), specs, this::insert, false);
         }
         Map<QueueName, EnqueueRows> rows = new LinkedHashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
             NewJob job = jobs.get(i);
             rows.computeIfAbsent(job.queue(), q -> new EnqueueRows(mapper, q)).add(i + 1, job, jobIds.get(i));
         }
-        return enqueueGrouped(jobs.size(), rows, this::insertRows);
+        return enqueueGrouped(jobs.size(), rows, this::insertRows, true);
     }
 
     /** Inserts one group of jobs into one queue; answers the outcomes by the jobs' positions (1-based). */
@@ -148,12 +150,13 @@ public class JobStore {
         Map<Integer, EnqueueOutcome> insert(QueueName queue, G group, boolean notify);
     }
 
-    private <G> List<EnqueueOutcome> enqueueGrouped(int size, Map<QueueName, G> groups, GroupInsert<G> inserter) {
+    private <G> List<EnqueueOutcome> enqueueGrouped(int size, Map<QueueName, G> groups, GroupInsert<G> inserter,
+            boolean atomicInsert) {
         // inside a caller's transaction the enqueue notifies at its commit; otherwise listeners are woken once the
         // jobs committed, outside the writing transaction (see QueueNotifier)
         boolean callersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
         List<EnqueueOutcome> outcomes;
-        if (groups.size() == 1 && !callersTransaction) {
+        if (groups.size() == 1 && !callersTransaction && atomicInsert) {
             Map.Entry<QueueName, G> only = groups.entrySet().iterator().next();
             outcomes = ordered(size,
                     catalog.withQueue(only.getKey(), () -> inserter.insert(only.getKey(), only.getValue(), false)));

@@ -57,6 +57,11 @@ final class JsonbNodes {
         }
     }
 
+    /** A whole number as it reads back from {@code jsonb} text: an int when it fits one. */
+    static JsonNode number(long value) {
+        return value == (int) value ? NODES.numberNode((int) value) : NODES.numberNode(value);
+    }
+
     /** An object node holding the entries in {@code jsonb} key order. */
     static ObjectNode object(Map<String, JsonNode> entries) {
         Map<String, JsonNode> ordered = entries instanceof TreeMap<String, JsonNode> sorted

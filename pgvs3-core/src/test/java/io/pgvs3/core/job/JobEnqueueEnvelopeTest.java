@@ -10,6 +10,8 @@ import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -77,12 +79,18 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
         enqueued.forEach(this::assertSameAsRead);
     }
 
-    @Test
-    void aBatchWithAnIdThatExistsEnqueuesNone() {
+    @ParameterizedTest(name = "with a unique job in the batch: {0}")
+    @ValueSource(booleans = { false, true })
+    void aBatchWithAnIdThatExistsEnqueuesNone(boolean withUniqueJob) {
         String existing = store.enqueue(NewJob.builder("envelope.first").queue("envelopes-dup").build()).id();
         String fresh = UuidV7.generate().toString();
         List<NewJob> batch = new ArrayList<>();
-        batch.add(NewJob.builder("envelope.new").queue("envelopes-dup").id(fresh).build());
+        NewJob.Builder first = NewJob.builder("envelope.new").queue("envelopes-dup").id(fresh);
+        if (withUniqueJob) {
+            // a unique job takes the other enqueue path
+            first.unique(new UniqueOptions(null, "dup-" + fresh, null, UniqueOptions.DEFAULT_STATES, "reject"));
+        }
+        batch.add(first.build());
         batch.add(NewJob.builder("envelope.again").queue("envelopes-dup").id(existing).build());
 
         assertThatThrownBy(() -> store.enqueueBatch(batch)).isInstanceOfSatisfying(Pgvs3Exception.class, ex -> {
