@@ -314,9 +314,12 @@ $fn$;
 -- keep it from hiding a job for long:
 -- * a job of a higher priority than the point is looked for first (an index probe above the point);
 -- * a job made available again (jobs_rewinds changed since the point was taken) sends the claim back to the head;
+-- * a claim that resuming leaves short of p_count continues from the head, so a job behind the point is found as
+--   soon as the jobs ahead of it run out (and always by a claim on a queue that seemed empty);
 -- * the point is taken by a scan from the head and trusted for at most p_resume_ms after that scan; a job that
 --   becomes visible behind it some other way (an enqueue that committed after jobs with later seq were claimed, a
---   rolled-back claim of another session) is therefore claimed at the latest by the first claim after that bound.
+--   rolled-back claim of another session, a move whose rewind was counted before it committed: nextval is not
+--   transactional) therefore waits at most that long while later jobs are claimed ahead of it.
 CREATE OR REPLACE FUNCTION @schema@.claim_rows(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint,
                                                p_resume_ms bigint DEFAULT 1000)
 RETURNS SETOF @schema@.jobs
@@ -336,6 +339,7 @@ DECLARE
     v_more     tid[];
     v_more_p   integer[];
     v_more_s   bigint[];
+    v_resume   boolean;
 BEGIN
     SELECT * INTO v_settings FROM @schema@.job_settings;
     IF v_settings.paused THEN
@@ -357,21 +361,12 @@ BEGIN
     -- read after the promotion above, which bumps it; the hint: {priority, seq, rewinds, taken at (epoch ms)}
     v_rewinds := coalesce(pg_sequence_last_value('@schema@.jobs_rewinds'::regclass), 0);
     v_hint := string_to_array(current_setting(v_hint_key, true), ',', '')::bigint[];
-    IF v_hint IS NULL OR v_hint[1] IS NULL OR v_hint[3] <> v_rewinds OR v_now_ms - v_hint[4] > p_resume_ms
-       OR v_now_ms < v_hint[4]
-       -- written as max() so that the plan is an index probe that stops at the point's priority
-       OR (SELECT max(priority) FROM @schema@.jobs WHERE state = 'available' AND priority > v_hint[1]::integer)
-          IS NOT NULL THEN
-        SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq), array_agg(c.priority ORDER BY c.priority DESC, c.seq),
-               array_agg(c.seq ORDER BY c.priority DESC, c.seq)
-        INTO v_ids, v_prios, v_seqs
-        FROM (SELECT ctid, priority, seq FROM @schema@.jobs
-              WHERE state = 'available' AND (expires_at IS NULL OR expires_at > now())
-              ORDER BY priority DESC, seq
-              LIMIT v_count
-              FOR UPDATE SKIP LOCKED) c;
-        v_hint := ARRAY[v_prios[1], v_seqs[1], v_rewinds, v_now_ms];
-    ELSE
+    v_resume := v_hint IS NOT NULL AND v_hint[1] IS NOT NULL AND v_hint[3] = v_rewinds
+        AND v_now_ms - v_hint[4] <= p_resume_ms AND v_now_ms >= v_hint[4]
+        -- written as max() so that the plan is an index probe that stops at the point's priority
+        AND (SELECT max(priority) FROM @schema@.jobs WHERE state = 'available' AND priority > v_hint[1]::integer)
+            IS NULL;
+    IF v_resume THEN
         SELECT array_agg(c.ctid ORDER BY c.seq), array_agg(c.priority ORDER BY c.seq), array_agg(c.seq ORDER BY c.seq)
         INTO v_ids, v_prios, v_seqs
         FROM (SELECT ctid, priority, seq FROM @schema@.jobs
@@ -398,6 +393,28 @@ BEGIN
         IF cardinality(v_ids) > 0 THEN
             v_hint[1] := v_prios[1];
             v_hint[2] := v_seqs[1];
+        END IF;
+    END IF;
+    -- from the head: without a usable point, and also when resuming came up short, since a job that became visible
+    -- behind the point (a late commit) must not wait for the point to expire while the queue has nothing else
+    IF coalesce(cardinality(v_ids), 0) < v_count THEN
+        SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq), array_agg(c.priority ORDER BY c.priority DESC, c.seq),
+               array_agg(c.seq ORDER BY c.priority DESC, c.seq)
+        INTO v_more, v_more_p, v_more_s
+        FROM (SELECT ctid, priority, seq FROM @schema@.jobs
+              WHERE state = 'available' AND (expires_at IS NULL OR expires_at > now())
+                AND ctid <> ALL (coalesce(v_ids, '{}'))
+              ORDER BY priority DESC, seq
+              LIMIT v_count - coalesce(cardinality(v_ids), 0)
+              FOR UPDATE SKIP LOCKED) c;
+        v_ids := coalesce(v_ids, '{}') || coalesce(v_more, '{}');
+        v_prios := coalesce(v_prios, '{}') || coalesce(v_more_p, '{}');
+        v_seqs := coalesce(v_seqs, '{}') || coalesce(v_more_s, '{}');
+        -- a scan from the head takes a new point: where this claim starts in claim order
+        SELECT ARRAY[c.p, c.s, v_rewinds, v_now_ms] INTO v_hint
+        FROM unnest(v_prios, v_seqs) AS c(p, s) ORDER BY c.p DESC, c.s LIMIT 1;
+        IF NOT FOUND THEN
+            v_hint := ARRAY[NULL, NULL, v_rewinds, v_now_ms]::bigint[];
         END IF;
     END IF;
     PERFORM set_config(v_hint_key, array_to_string(v_hint, ',', ''), false);

@@ -14,7 +14,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
+import io.pgvs3.core.catalog.QueueCatalog;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -115,6 +119,35 @@ class JobClaimResumeTest extends JobStoreTestSupport {
         }
         assertThat(found).isEqualTo(late.get(0).id());
         assertThat(before).isSubsetOf(after.stream().map(Job::id).toList());
+    }
+
+    @Test
+    void aJobThatCommitsBehindThePointIsClaimedByTheNextClaimWhenNothingIsAheadOfIt() throws Exception {
+        String queue = "resume-late-commit-alone";
+        // one session for every claim, so that each claim sees the point the previous one left
+        try (Connection connection = dataSource.getConnection()) {
+            JdbcTemplate session = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+            JobStore claimer = new JobStore(session, new QueueCatalog(session));
+            Job first = enqueue(queue, 0, 1).get(0);
+            assertThat(claimer.fetch(List.of(queue), 1, "w", null)).extracting(Job::id).containsExactly(first.id());
+            TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+            List<Job> late = new ArrayList<>();
+            List<String> after = new ArrayList<>();
+            List<String> claimedMeanwhile = new ArrayList<>();
+            transaction.executeWithoutResult(status -> {
+                late.add(store.enqueue(NewJob.builder("test.resume").queue(queue).build()));
+                Thread other = new Thread(() -> {
+                    after.add(enqueue(queue, 0, 1).get(0).id());
+                    claimer.fetch(List.of(queue), 1, "w", null).forEach(job -> claimedMeanwhile.add(job.id()));
+                });
+                other.start();
+                join(other);
+            });
+            assertThat(claimedMeanwhile).isEqualTo(after);
+            // the point now lies past the late job, and is fresh: resuming finds nothing, the head has the job
+            assertThat(claimer.fetch(List.of(queue), 5, "w", null)).extracting(Job::id)
+                    .containsExactly(late.get(0).id());
+        }
     }
 
     @Test
