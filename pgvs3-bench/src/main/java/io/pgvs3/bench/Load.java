@@ -62,6 +62,8 @@ public final class Load {
     public static Drained drain(int threads, long total, Duration limit, WorkerFactory factory, Runnable whenDone)
             throws Exception {
         LongAdder done = new LongAdder();
+        long items;
+        double seconds;
         try (Threads running = Threads.start(threads, factory, done, () -> done.sum() >= total)) {
             running.awaitReady();
             long start = System.nanoTime();
@@ -70,12 +72,13 @@ public final class Load {
                 running.check();
                 Thread.sleep(1);
             }
-            long items = Math.min(total, done.sum());
-            double seconds = (System.nanoTime() - start) / 1e9;
+            items = Math.min(total, done.sum());
+            seconds = (System.nanoTime() - start) / 1e9;
             whenDone.run();
             running.check();
-            return new Drained(items, total, seconds);
         }
+        // every thread has stopped now: the steps that were under way when the drain ended are counted too
+        return new Drained(items, total, seconds, done.sum());
     }
 
     /**
@@ -84,11 +87,17 @@ public final class Load {
      * @param items   items done within the limit
      * @param total   items there were
      * @param seconds time taken
+     * @param settled items done once every worker had stopped, including the steps under way at the end: what a
+     *                later drain of the same backlog no longer finds
      */
-    public record Drained(long items, long total, double seconds) {
+    public record Drained(long items, long total, double seconds, long settled) {
+
+        public Drained(long items, long total, double seconds) {
+            this(items, total, seconds, items);
+        }
 
         public double rate() {
-            return items / seconds;
+            return items == 0 ? 0 : items / seconds;
         }
 
         public boolean complete() {

@@ -33,6 +33,19 @@ class LoadTest {
     }
 
     @Test
+    void drainCountsTheStepsUnderWayWhenItEnded() throws Exception {
+        AtomicLong taken = new AtomicLong();
+        Load.Drained drained = Load.drain(4, 1_000_000, Duration.ofMillis(100), index -> () -> {
+            // a step takes its items at once and reports them later, as a fetch does before its acks
+            taken.addAndGet(5);
+            Thread.sleep(20);
+            return 5;
+        });
+        assertThat(drained.settled()).isEqualTo(taken.get());
+        assertThat(drained.settled()).isGreaterThan(drained.items());
+    }
+
+    @Test
     void drainRunsItsEndHookBeforeTheWorkersClose() throws Exception {
         AtomicLong closed = new AtomicLong();
         AtomicLong closedWhenDone = new AtomicLong(-1);

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 
@@ -59,7 +60,8 @@ public final class Http implements AutoCloseable {
         }
         catch (IOException ex) {
             close();
-            if (fresh || answered) {
+            // a timeout may come after the server took the request: sending it again could do it twice
+            if (fresh || answered || ex instanceof SocketTimeoutException) {
                 throw ex;
             }
             // the server had closed the kept-alive connection before reading the request: once more on a new one

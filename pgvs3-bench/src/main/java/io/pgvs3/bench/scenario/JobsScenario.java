@@ -190,7 +190,7 @@ public final class JobsScenario implements Scenario {
                 Map<String, Long> before = meter.read();
                 AtomicReference<Map<String, Long>> after = new AtomicReference<>();
                 // read while the load threads still live: the CPU of ended threads is no longer theirs to read
-                Load.Drained drained = Load.drain(HTTP_WORKERS, filled - warm.items(), context.options().drainLimit(),
+                Load.Drained drained = Load.drain(HTTP_WORKERS, filled - warm.settled(), context.options().drainLimit(),
                         workers, () -> after.set(meter.read()));
                 Map<String, Long> spent = CpuMeter.between(before, after.get());
                 context.record(httpMetric(count), "HTTP fetch (count " + count + ") + ack per job, " + HTTP_WORKERS

@@ -250,12 +250,8 @@ public class JobStore {
             }
             spec.set("meta", meta);
         }
-        if (job.optionsJson() != null) {
-            spec.set("options", parse(job.optionsJson(), "options"));
-        }
-        if (job.extraJson() != null) {
-            spec.set("extra", parse(job.extraJson(), "extra"));
-        }
+        putObject(spec, "options", job.optionsJson());
+        putObject(spec, "extra", job.extraJson());
         spec.put("priority", job.priority());
         spec.put("max_attempts", job.retry().maxAttempts());
         spec.set("retry", mapper.valueToTree(job.retry().toMap()));
@@ -647,6 +643,18 @@ public class JobStore {
 
     private Job job(String envelope) {
         return envelope == null ? null : Job.fromEnvelope((ObjectNode) mapper.readTree(envelope));
+    }
+
+    /** Sets an optional JSON object field of a spec; JSON null is the same as leaving it out. */
+    private void putObject(ObjectNode spec, String field, String json) {
+        JsonNode value = json == null ? null : parse(json, field);
+        if (value == null || value.isNull()) {
+            return;
+        }
+        if (!value.isObject()) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' must be an object", field);
+        }
+        spec.set(field, value);
     }
 
     private JsonNode parse(String json, String field) {

@@ -36,6 +36,12 @@ final class JsonbNodes {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
+    /** Digits before the decimal point that {@code numeric} can hold. */
+    private static final int NUMERIC_MAX_INTEGER_DIGITS = 131_072;
+
+    /** Digits after the decimal point that {@code numeric} can hold. */
+    private static final int NUMERIC_MAX_SCALE = 16_383;
+
     private JsonbNodes() {
     }
 
@@ -120,6 +126,11 @@ final class JsonbNodes {
      * the text of a {@code jsonb} value is read.
      */
     private static JsonNode numeric(JsonMapper mapper, BigDecimal value) {
+        // numeric's own limits; beyond them the plain form would be a huge string (1e999999999 is 12 characters)
+        if (value.signum() != 0 && (value.precision() - value.scale() > NUMERIC_MAX_INTEGER_DIGITS
+                || value.scale() > NUMERIC_MAX_SCALE)) {
+            throw new IllegalArgumentException("number out of range: " + value);
+        }
         BigDecimal printed = value.scale() < 0 ? value.setScale(0) : value;
         return mapper.readTree(printed.toPlainString());
     }

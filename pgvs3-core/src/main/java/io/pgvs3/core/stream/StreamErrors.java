@@ -26,7 +26,7 @@ final class StreamErrors {
     /** invalid_text_representation, untranslatable_character, character_not_in_repertoire: bad JSON text. */
     private static final Map<String, String> PAYLOAD = Map.of(
             "22P02", "payload or headers are not valid JSON",
-            "22P05", "payload contains a character PostgreSQL cannot store (such as \\u0000)",
+            "22P05", "payload or headers contain a character PostgreSQL cannot store",
             "22021", "payload contains an invalid character");
 
     private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -79,6 +79,14 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
         enqueued.forEach(this::assertSameAsRead);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "[1e999999999]", "[1e-999999999]", "[-1e131073]" })
+    void aNumberBeyondWhatJsonbHoldsIsRejected(String args) {
+        assertThatThrownBy(() -> store.enqueue(NewJob.builder("envelope.huge").queue("envelopes-huge").args(args)
+                .build())).isInstanceOfSatisfying(Pgvs3Exception.class,
+                        ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST));
+    }
+
     @ParameterizedTest(name = "with a unique job in the batch: {0}")
     @ValueSource(booleans = { false, true })
     void aBatchWithAnIdThatExistsEnqueuesNone(boolean withUniqueJob) {

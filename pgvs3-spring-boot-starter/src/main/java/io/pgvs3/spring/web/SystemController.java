@@ -6,10 +6,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -19,13 +22,22 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code GET /ojs/manifest} and {@code GET /ojs/v1/health}.
  */
 @RestController
-public class SystemController {
+public class SystemController implements DisposableBean {
 
     static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(2);
 
     private final JdbcTemplate jdbc;
     private final Instant startedAt = Instant.now();
     private final String version;
+
+    // its own thread: a query stuck on a hung database must not hold a worker of the JVM's shared pool
+    private final ExecutorService checks = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "pgvs3-ojs-health");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private CompletableFuture<String> pendingCheck;
 
     public SystemController(DataSource dataSource) {
         this.jdbc = new JdbcTemplate(dataSource);
@@ -54,8 +66,7 @@ public class SystemController {
         backend.put("type", "postgres");
         boolean up;
         try {
-            String serverVersion = CompletableFuture.supplyAsync(() -> jdbc.queryForObject("SHOW server_version", String.class))
-                    .get(HEALTH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            String serverVersion = serverVersion().get(HEALTH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             backend.put("status", "ok");
             backend.put("version", serverVersion);
             up = true;
@@ -75,5 +86,19 @@ public class SystemController {
         body.put("uptime_seconds", Duration.between(startedAt, Instant.now()).toSeconds());
         body.put("backend", backend);
         return ResponseEntity.status(up ? 200 : 503).body(body);
+    }
+
+    /** A check still waiting on a hung database is shared by later requests instead of queueing behind it. */
+    private synchronized CompletableFuture<String> serverVersion() {
+        if (pendingCheck == null || pendingCheck.isDone()) {
+            pendingCheck = CompletableFuture.supplyAsync(
+                    () -> jdbc.queryForObject("SHOW server_version", String.class), checks);
+        }
+        return pendingCheck;
+    }
+
+    @Override
+    public void destroy() {
+        checks.shutdownNow();
     }
 }
