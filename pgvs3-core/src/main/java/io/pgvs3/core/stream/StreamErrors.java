@@ -13,7 +13,8 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * Maps the errors the {@code stream_*} functions raise (SQLSTATE {@code S3400}, {@code S3404}, {@code S3409},
- * {@code S3413}) and PostgreSQL's own rejections of a payload to OJS errors.
+ * {@code S3413}) and PostgreSQL's own rejections of a payload or of a batch too large for one statement to OJS
+ * errors.
  */
 final class StreamErrors {
 
@@ -28,6 +29,8 @@ final class StreamErrors {
             "22P02", "payload or headers are not valid JSON",
             "22P05", "payload or headers contain a character PostgreSQL cannot store",
             "22021", "payload contains an invalid character");
+
+    private static final String PROGRAM_LIMIT_EXCEEDED = "54000";
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final TypeReference<Map<String, Object>> DETAILS = new TypeReference<>() {
@@ -45,6 +48,11 @@ final class StreamErrors {
         ErrorCode code = RAISED.get(sql.getSQLState());
         if (code != null) {
             return new Pgvs3Exception(code, serverMessage(sql), details(sql), ex);
+        }
+        if (PROGRAM_LIMIT_EXCEEDED.equals(sql.getSQLState())) {
+            // a batch whose messages together pass PostgreSQL's 1 GB limit for one value
+            return new Pgvs3Exception(ErrorCode.PAYLOAD_TOO_LARGE, "the messages are more than PostgreSQL can handle "
+                    + "in one statement (" + serverMessage(sql) + "); receive or append fewer at a time", Map.of(), ex);
         }
         String payload = PAYLOAD.get(sql.getSQLState());
         if (payload != null) {
