@@ -61,6 +61,9 @@ public class JobStore {
 
     private static final String UNIQUE_VIOLATION = "23505";
 
+    /** untranslatable_character, character_not_in_repertoire, invalid_text_representation. */
+    private static final Set<String> UNSTORABLE_TEXT = Set.of("22P05", "22021", "22P02");
+
     /** The primary keys that make a job id unique: the locator's across queues, the job table's within one. */
     private static final Set<String> JOB_ID_KEYS = Set.of("job_locator_pkey", "jobs_pkey");
 
@@ -194,7 +197,7 @@ public class JobStore {
                         : new Pgvs3Exception(ErrorCode.DUPLICATE, "a job with one of these ids already exists",
                                 Map.of(), ex);
             }
-            throw ex;
+            throw unstorableText(ex);
         }
     }
 
@@ -214,7 +217,7 @@ public class JobStore {
                         + (existing != null ? ": " + existing : ""),
                         existing != null ? Map.of("existing_job_id", existing) : Map.of(), ex);
             }
-            throw ex;
+            throw unstorableText(ex);
         }
         for (JsonNode job : spec) {
             if (!inserted.containsKey(job.get("ord").asInt())) {
@@ -664,6 +667,19 @@ public class JobStore {
         catch (JacksonException ex) {
             throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
         }
+    }
+
+    /**
+     * PostgreSQL's refusal of text inside the job's JSON that Jackson accepts (such as {@code \u0000}) as a client
+     * error; anything else unchanged.
+     */
+    private static RuntimeException unstorableText(DataAccessException ex) {
+        SQLException sql = sqlException(ex);
+        if (sql != null && UNSTORABLE_TEXT.contains(sql.getSQLState())) {
+            return new Pgvs3Exception(ErrorCode.INVALID_PAYLOAD,
+                    "args, meta, options or extra hold text PostgreSQL cannot store: " + sql.getMessage(), Map.of(), ex);
+        }
+        return ex;
     }
 
     private static SQLException sqlException(Throwable ex) {

@@ -47,6 +47,10 @@ class JobBadInputTest extends ServerTestSupport {
                 post("/ojs/v1/jobs", job.formatted("\"priority\":1e3"), 400),
                 post("/ojs/v1/jobs", "{\"type\":\"odd.input\",\"args\":[],\"options\":[1]}", 400),
                 post("/ojs/v1/jobs", "{\"type\":[\"odd.input\"],\"args\":[]}", 400),
+                // valid JSON that jsonb refuses to store, on both enqueue paths (a unique job takes the other)
+                post("/ojs/v1/jobs", "{\"type\":\"odd.input\",\"args\":[\"a\\u0000b\"]}", 400),
+                post("/ojs/v1/jobs", "{\"type\":\"odd.input\",\"args\":[],\"meta\":{\"k\":\"\\u0000\"},"
+                        + "\"options\":{\"unique\":{\"keys\":[\"type\"]}}}", 400),
                 post("/ojs/v1/jobs/batch", Map.of("jobs", List.of()), 400),
                 post("/ojs/v1/jobs/batch", Map.of("jobs", "x"), 400),
                 post("/ojs/v1/jobs/batch", Map.of("jobs", Collections.nCopies(10_001,
