@@ -375,28 +375,13 @@ BEGIN
               ORDER BY priority DESC, seq
               LIMIT v_count
               FOR UPDATE SKIP LOCKED) c;
-        IF coalesce(cardinality(v_ids), 0) < v_count THEN
-            SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq),
-                   array_agg(c.priority ORDER BY c.priority DESC, c.seq),
-                   array_agg(c.seq ORDER BY c.priority DESC, c.seq)
-            INTO v_more, v_more_p, v_more_s
-            FROM (SELECT ctid, priority, seq FROM @schema@.jobs
-                  WHERE state = 'available' AND priority < v_hint[1]::integer
-                    AND (expires_at IS NULL OR expires_at > now())
-                  ORDER BY priority DESC, seq
-                  LIMIT v_count - coalesce(cardinality(v_ids), 0)
-                  FOR UPDATE SKIP LOCKED) c;
-            v_ids := coalesce(v_ids, '{}') || coalesce(v_more, '{}');
-            v_prios := coalesce(v_prios, '{}') || coalesce(v_more_p, '{}');
-            v_seqs := coalesce(v_seqs, '{}') || coalesce(v_more_s, '{}');
-        END IF;
         IF cardinality(v_ids) > 0 THEN
             v_hint[1] := v_prios[1];
             v_hint[2] := v_seqs[1];
         END IF;
     END IF;
-    -- from the head: without a usable point, and also when resuming came up short, since a job that became visible
-    -- behind the point (a late commit) must not wait for the point to expire while the queue has nothing else
+    -- from the head: without a usable point, and also when resuming came up short (the point's priority has no more
+    -- jobs after it), which takes lower priorities and any job that became visible behind the point, in claim order
     IF coalesce(cardinality(v_ids), 0) < v_count THEN
         SELECT array_agg(c.ctid ORDER BY c.priority DESC, c.seq), array_agg(c.priority ORDER BY c.priority DESC, c.seq),
                array_agg(c.seq ORDER BY c.priority DESC, c.seq)
