@@ -4,7 +4,6 @@ import java.util.Map;
 
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
-import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.spring.web.OjsErrorBody;
 import io.pgvs3.spring.web.OjsErrorResponses;
 
@@ -24,15 +23,6 @@ public class ServerErrorController implements ErrorController {
     public ResponseEntity<OjsErrorBody> error(HttpServletRequest request) {
         Object status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         int code = status instanceof Integer value ? value : 500;
-        ErrorCode errorCode = switch (code) {
-            case 400 -> ErrorCode.INVALID_REQUEST;
-            case 404 -> ErrorCode.NOT_FOUND;
-            case 405 -> ErrorCode.METHOD_NOT_ALLOWED;
-            case 413 -> ErrorCode.PAYLOAD_TOO_LARGE;
-            case 415 -> ErrorCode.UNSUPPORTED_MEDIA_TYPE;
-            default -> code >= 500 ? ErrorCode.INTERNAL : ErrorCode.INVALID_REQUEST;
-        };
-        String message = errorCode == ErrorCode.NOT_FOUND ? "no such route" : "request failed with status " + code;
-        return OjsErrorResponses.of(errorCode, message, Map.of(), request);
+        return OjsErrorResponses.of(StatusErrorCodes.of(code), StatusErrorCodes.message(code), Map.of(), request);
     }
 }

@@ -13,6 +13,10 @@ public enum ErrorCode {
     FORBIDDEN("forbidden", 403, false),
     NOT_FOUND("not_found", 404, false),
     METHOD_NOT_ALLOWED("method_not_allowed", 405, false),
+    /** The request's Accept header names no type the server answers with (JSON or OJS JSON). */
+    NOT_ACCEPTABLE("not_acceptable", 406, false),
+    /** The client did not send the whole request body in time; nothing was done. */
+    REQUEST_TIMEOUT("request_timeout", 408, true),
     CONFLICT("conflict", 409, false),
     DUPLICATE("duplicate", 409, false),
     BATCH_TOO_LARGE("batch_too_large", 413, false),
@@ -71,6 +75,8 @@ public enum ErrorCode {
             case PAYLOAD_TOO_LARGE -> "Send a smaller body, or split it into several requests.";
             case FORBIDDEN -> "This server is read-only; send mutations to a writable instance.";
             case METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE -> "Check the route's method and content type.";
+            case NOT_ACCEPTABLE -> "Accept application/openjobspec+json or application/json.";
+            case REQUEST_TIMEOUT -> "Send the whole request body without pausing, then retry.";
             default -> retryable ? "Retry later with backoff." : "Do not retry this request unchanged.";
         };
     }

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
+import io.pgvs3.core.ResourceNames;
 import io.pgvs3.core.error.Pgvs3Exception;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -51,9 +52,7 @@ public class CronStore {
 
     /** Registers a cron, or replaces the one of that name. */
     public Cron register(String name, String expression, String timezone, String overlapPolicy, JsonNode jobTemplate) {
-        if (name == null || name.isBlank() || name.length() > 255) {
-            throw Pgvs3Exception.invalidRequest("'name' is required (at most 255 characters)", "name");
-        }
+        ResourceNames.require(name, "name");
         String policy = overlapPolicy == null ? "skip" : overlapPolicy;
         if (!OVERLAP_POLICIES.contains(policy)) {
             throw Pgvs3Exception.invalidRequest("overlap_policy must be skip or allow", "overlap_policy");
@@ -76,11 +75,14 @@ public class CronStore {
         return jdbc.query("SELECT " + COLUMNS + " FROM s3p.crons ORDER BY name", rowMapper);
     }
 
+    /** The cron of that name; a name no cron could have is a 400, as on {@link #register}. */
     public Optional<Cron> get(String name) {
+        ResourceNames.require(name, "name");
         return jdbc.query("SELECT " + COLUMNS + " FROM s3p.crons WHERE name = ?", rowMapper, name).stream().findFirst();
     }
 
     public Cron delete(String name) {
+        ResourceNames.require(name, "name");
         return jdbc.query("DELETE FROM s3p.crons WHERE name = ? RETURNING " + COLUMNS, rowMapper, name).stream()
                 .findFirst().orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found"));
     }

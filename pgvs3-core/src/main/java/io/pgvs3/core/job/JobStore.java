@@ -677,7 +677,7 @@ public class JobStore {
         SQLException sql = sqlException(ex);
         if (sql != null && UNSTORABLE_TEXT.contains(sql.getSQLState())) {
             return new Pgvs3Exception(ErrorCode.INVALID_PAYLOAD,
-                    "args, meta, options or extra hold text PostgreSQL cannot store: " + sql.getMessage(), Map.of(), ex);
+                    "args, meta, options or extra hold text PostgreSQL cannot store (such as U+0000)", Map.of(), ex);
         }
         return ex;
     }

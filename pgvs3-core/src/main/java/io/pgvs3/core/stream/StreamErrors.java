@@ -52,7 +52,7 @@ final class StreamErrors {
         if (PROGRAM_LIMIT_EXCEEDED.equals(sql.getSQLState())) {
             // a batch whose messages together pass PostgreSQL's 1 GB limit for one value
             return new Pgvs3Exception(ErrorCode.PAYLOAD_TOO_LARGE, "the messages are more than PostgreSQL can handle "
-                    + "in one statement (" + serverMessage(sql) + "); receive or append fewer at a time", Map.of(), ex);
+                    + "in one statement; receive or append fewer at a time", Map.of(), ex);
         }
         String payload = PAYLOAD.get(sql.getSQLState());
         if (payload != null) {

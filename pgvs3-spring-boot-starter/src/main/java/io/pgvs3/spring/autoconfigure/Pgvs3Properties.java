@@ -72,6 +72,12 @@ public class Pgvs3Properties {
         /** Largest request body accepted, in bytes; larger bodies are refused with 413. */
         private long maxRequestBytes = 8 * 1024 * 1024;
 
+        /**
+         * Longest a client may take to send a request body. The body is read without holding a request thread;
+         * one not complete by then is refused with 408.
+         */
+        private Duration bodyReadTimeout = Duration.ofSeconds(30);
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -102,6 +108,14 @@ public class Pgvs3Properties {
 
         public void setMaxRequestBytes(long maxRequestBytes) {
             this.maxRequestBytes = maxRequestBytes;
+        }
+
+        public Duration getBodyReadTimeout() {
+            return bodyReadTimeout;
+        }
+
+        public void setBodyReadTimeout(Duration bodyReadTimeout) {
+            this.bodyReadTimeout = bodyReadTimeout;
         }
     }
 

@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 import io.pgvs3.core.Resettable;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.spring.web.AdminResetController;
+import io.pgvs3.spring.web.JsonBodyGuard;
 import io.pgvs3.spring.web.OjsExceptionHandler;
 import io.pgvs3.spring.web.OjsRequestFilter;
 import io.pgvs3.spring.web.OjsResponseAdvice;
@@ -40,7 +41,14 @@ public class Pgvs3WebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public OjsRequestFilter pgvs3OjsRequestFilter(Pgvs3Properties properties, Pgvs3JsonMapper json) {
-        return new OjsRequestFilter(properties.getHttp().getMaxRequestBytes(), json.mapper());
+        return new OjsRequestFilter(properties.getHttp().getMaxRequestBytes(), properties.getHttp().getBodyReadTimeout(),
+                json.mapper());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public JsonBodyGuard pgvs3JsonBodyGuard() {
+        return new JsonBodyGuard();
     }
 
     @Bean

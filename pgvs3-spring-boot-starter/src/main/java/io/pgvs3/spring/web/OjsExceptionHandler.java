@@ -1,5 +1,6 @@
 package io.pgvs3.spring.web;
 
+import java.sql.SQLException;
 import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -8,12 +9,14 @@ import io.pgvs3.core.error.Pgvs3Exception;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.web.HttpMediaTypeNotAcceptableException;
 import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.MissingServletRequestParameterException;
@@ -28,6 +31,8 @@ import org.springframework.web.method.annotation.MethodArgumentTypeMismatchExcep
 public class OjsExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(OjsExceptionHandler.class);
+
+    private static final String DATA_EXCEPTION_CLASS = "22";
 
     @ExceptionHandler(Pgvs3Exception.class)
     public ResponseEntity<OjsErrorBody> pgvs3(Pgvs3Exception ex, HttpServletRequest request) {
@@ -52,6 +57,33 @@ public class OjsExceptionHandler {
                 Map.of(), request);
     }
 
+    @ExceptionHandler(HttpMediaTypeNotAcceptableException.class)
+    public ResponseEntity<OjsErrorBody> notAcceptable(HttpMediaTypeNotAcceptableException ex,
+            HttpServletRequest request) {
+        return OjsErrorResponses.of(ErrorCode.NOT_ACCEPTABLE, "the Accept header allows neither "
+                + OjsMediaTypes.OJS_JSON_VALUE + " nor application/json", Map.of(), request);
+    }
+
+    /**
+     * PostgreSQL refused a value the client sent (SQLSTATE class 22, data exception): the statement failed, so nothing
+     * was written. The database's own message is logged, not sent.
+     */
+    @ExceptionHandler(DataAccessException.class)
+    public ResponseEntity<OjsErrorBody> dataAccess(DataAccessException ex, HttpServletRequest request) {
+        SQLException sql = causeOfType(ex, SQLException.class);
+        if (sql != null && sql.getSQLState() != null && sql.getSQLState().startsWith(DATA_EXCEPTION_CLASS)) {
+            log.info("PostgreSQL refused a value of {} {} ({}): {}", request.getMethod(), request.getRequestURI(),
+                    sql.getSQLState(), sql.getMessage());
+            return OjsErrorResponses.of(ErrorCode.INVALID_REQUEST, "a value in the request cannot be stored or compared",
+                    Map.of(), request);
+        }
+        if (ex instanceof CannotGetJdbcConnectionException || ex instanceof DataAccessResourceFailureException
+                || ex instanceof TransientDataAccessResourceException || ex instanceof QueryTimeoutException) {
+            return unavailable(ex, request);
+        }
+        return unexpected(ex, request);
+    }
+
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
     public ResponseEntity<OjsErrorBody> method(HttpRequestMethodNotSupportedException ex, HttpServletRequest request) {
         return OjsErrorResponses.of(ErrorCode.METHOD_NOT_ALLOWED, "method " + ex.getMethod() + " is not allowed here",
@@ -66,8 +98,6 @@ public class OjsExceptionHandler {
                 Map.of("field", name), request);
     }
 
-    @ExceptionHandler({ CannotGetJdbcConnectionException.class, DataAccessResourceFailureException.class,
-            TransientDataAccessResourceException.class, QueryTimeoutException.class })
     public ResponseEntity<OjsErrorBody> unavailable(Exception ex, HttpServletRequest request) {
         log.warn("PostgreSQL unavailable for {} {}: {}", request.getMethod(), request.getRequestURI(), ex.getMessage());
         return OjsErrorResponses.of(ErrorCode.UNAVAILABLE, "the database is unavailable; retry later", Map.of(), request);

@@ -1,8 +1,11 @@
 package io.pgvs3.spring.web;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -10,20 +13,26 @@ import jakarta.servlet.http.HttpServletResponse;
 import io.pgvs3.core.error.ErrorCode;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.util.UriUtils;
 
 /**
- * Applies the OJS binding's envelope to every exchange under {@code /ojs}: {@code OJS-Version} and
- * {@code X-Request-Id} on every response, and a ceiling on the request body size.
+ * Applies the OJS binding's envelope to every exchange under {@code /ojs}, before any controller runs:
+ * {@code OJS-Version} and {@code X-Request-Id} on every response; 406 for an {@code Accept} header that excludes
+ * JSON; 400 for a path or query holding text PostgreSQL cannot store; 413 for a body over the size limit. A request
+ * body is read without holding a request thread (see {@link AsyncBodyReader}) and handed to the controller whole.
  */
 public class OjsRequestFilter extends OncePerRequestFilter {
 
     private final long maxRequestBytes;
-    private final JsonMapper mapper;
+    private final Duration bodyReadTimeout;
+    private final OjsErrorWriter errors;
 
-    public OjsRequestFilter(long maxRequestBytes, JsonMapper mapper) {
+    public OjsRequestFilter(long maxRequestBytes, Duration bodyReadTimeout, JsonMapper mapper) {
         this.maxRequestBytes = maxRequestBytes;
-        this.mapper = mapper;
+        this.bodyReadTimeout = bodyReadTimeout;
+        this.errors = new OjsErrorWriter(mapper);
     }
 
     @Override
@@ -38,20 +47,74 @@ public class OjsRequestFilter extends OncePerRequestFilter {
     }
 
     @Override
+    protected boolean shouldNotFilterAsyncDispatch() {
+        return false;
+    }
+
+    @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         String requestId = RequestIds.of(request);
         response.setHeader(OjsMediaTypes.VERSION_HEADER, OjsMediaTypes.VERSION);
         response.setHeader(OjsMediaTypes.REQUEST_ID_HEADER, requestId);
-        long length = request.getContentLengthLong();
-        if (length > maxRequestBytes) {
-            response.setStatus(ErrorCode.PAYLOAD_TOO_LARGE.status());
-            response.setContentType(OjsMediaTypes.OJS_JSON_VALUE);
-            response.getOutputStream().write(mapper.writeValueAsBytes(OjsErrorBody.of(ErrorCode.PAYLOAD_TOO_LARGE,
-                    "request body of " + length + " bytes exceeds the limit of " + maxRequestBytes + " bytes",
-                    Map.of("limit_bytes", maxRequestBytes), requestId)));
+        if (request.getDispatcherType() != DispatcherType.REQUEST) {
+            // the dispatch after the body was read, an async completion, or an error page
+            Object body = request.getAttribute(AsyncBodyReader.BODY_ATTRIBUTE);
+            chain.doFilter(body instanceof byte[] bytes ? new BufferedBodyRequest(request, bytes) : request, response);
             return;
         }
-        chain.doFilter(length < 0 ? new BoundedBodyRequest(request, maxRequestBytes) : request, response);
+        if (!AcceptHeader.allowsJson(request.getHeader(HttpHeaders.ACCEPT))) {
+            errors.write(response, ErrorCode.NOT_ACCEPTABLE, "the Accept header allows neither "
+                    + OjsMediaTypes.OJS_JSON_VALUE + " nor application/json, the only types this server answers with",
+                    Map.of("accept", String.valueOf(request.getHeader(HttpHeaders.ACCEPT))), requestId);
+            return;
+        }
+        String unstorable = unstorableUrlPart(request);
+        if (unstorable != null) {
+            errors.write(response, ErrorCode.INVALID_REQUEST, "the request " + unstorable
+                    + " holds text PostgreSQL cannot store (U+0000 or an unpaired surrogate)", Map.of("field", unstorable),
+                    requestId);
+            return;
+        }
+        long length = request.getContentLengthLong();
+        if (length > maxRequestBytes) {
+            response.setHeader("Connection", "close");
+            errors.write(response, ErrorCode.PAYLOAD_TOO_LARGE, "request body of " + length
+                    + " bytes exceeds the limit of " + maxRequestBytes + " bytes",
+                    Map.of("limit_bytes", maxRequestBytes), requestId);
+            return;
+        }
+        if (length > 0 || (length < 0 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null)) {
+            AsyncContext async = request.startAsync(request, response);
+            async.setTimeout(bodyReadTimeout.toMillis());
+            AsyncBodyReader reader = new AsyncBodyReader(async, request.getInputStream(), maxRequestBytes, errors,
+                    requestId);
+            async.addListener(reader);
+            request.getInputStream().setReadListener(reader);
+            return;
+        }
+        chain.doFilter(request, response);
+    }
+
+    /** "path" or "query" when that part of the URL decodes to text PostgreSQL cannot store, else null. */
+    private static String unstorableUrlPart(HttpServletRequest request) {
+        String path = request.getRequestURI();
+        if (path != null && !StorableText.isStorable(decode(path))) {
+            return "path";
+        }
+        String query = request.getQueryString();
+        if (query != null && !StorableText.isStorable(decode(query.replace('+', ' ')))) {
+            return "query";
+        }
+        return null;
+    }
+
+    private static String decode(String raw) {
+        try {
+            return UriUtils.decode(raw, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        catch (IllegalArgumentException ex) {
+            return raw;
+        }
     }
 }

@@ -51,8 +51,10 @@ public class WorkflowController {
         Map<String, Integer> names = new HashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
             JsonNode name = jobs.get(i).has("name") ? jobs.get(i).get("name") : jobs.get(i).get("key");
-            if (name != null && name.isString()) {
-                names.put(name.stringValue(), i);
+            if (name != null && name.isString() && names.putIfAbsent(name.stringValue(), i) != null) {
+                throw Pgvs3Exception.invalidRequest("jobs[" + i + "]: step name '" + name.stringValue()
+                        + "' is already used by jobs[" + names.get(name.stringValue()) + "]; step names must be unique",
+                        "name");
             }
         }
         List<WorkflowStore.Node> nodes = new ArrayList<>();

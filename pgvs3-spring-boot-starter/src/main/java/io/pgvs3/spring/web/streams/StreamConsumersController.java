@@ -64,6 +64,7 @@ public class StreamConsumersController {
 
     @DeleteMapping("/ojs/v1/queues/{queue}/consumers/{consumer}")
     public Map<String, Object> unsubscribe(@PathVariable String queue, @PathVariable String consumer) {
+        StreamRequests.name(consumer, "consumer");
         if (!streams.unsubscribe(queue, consumer)) {
             throw Pgvs3Exception.notFound("consumer '" + consumer + "' is not subscribed to queue '" + queue + "'");
         }

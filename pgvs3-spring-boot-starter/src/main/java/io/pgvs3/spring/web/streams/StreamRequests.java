@@ -3,8 +3,8 @@ package io.pgvs3.spring.web.streams;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 
+import io.pgvs3.core.ResourceNames;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.stream.NewStreamMessage;
@@ -14,9 +14,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** Validation of the stream routes' request bodies; every failure is a 4xx naming the field. */
 final class StreamRequests {
-
-    /** Consumer and member names: safe in a URL path segment. */
-    private static final Pattern NAME = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$");
 
     private static final int MAX_TEXT = 255;
 
@@ -75,11 +72,7 @@ final class StreamRequests {
     }
 
     static String name(String value, String field) {
-        if (value == null || !NAME.matcher(value).matches()) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' must be 1 to 255 letters, digits, '.', '_', ':' or '-', "
-                    + "starting with a letter or digit", field);
-        }
-        return value;
+        return ResourceNames.require(value, field);
     }
 
     static int intInRange(JsonNode body, String field, int defaultValue, int min, int max) {
