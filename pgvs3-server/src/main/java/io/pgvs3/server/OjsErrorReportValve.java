@@ -40,6 +40,7 @@ public class OjsErrorReportValve extends ErrorReportValve {
         try {
             String body = JSON.writeValueAsString(OjsErrorBody.of(code, StatusErrorCodes.message(status), Map.of(),
                     requestId));
+            response.setStatus(code.status());
             response.setContentType(OjsMediaTypes.OJS_JSON_VALUE);
             response.setCharacterEncoding("UTF-8");
             response.setHeader(OjsMediaTypes.VERSION_HEADER, OjsMediaTypes.VERSION);

@@ -17,6 +17,9 @@ final class StatusErrorCodes {
             case 408 -> ErrorCode.REQUEST_TIMEOUT;
             case 413 -> ErrorCode.PAYLOAD_TOO_LARGE;
             case 415 -> ErrorCode.UNSUPPORTED_MEDIA_TYPE;
+            // an HTTP version Tomcat does not speak is the client's mistake
+            case 505 -> ErrorCode.INVALID_REQUEST;
+            case 503 -> ErrorCode.UNAVAILABLE;
             default -> status >= 500 ? ErrorCode.INTERNAL : ErrorCode.INVALID_REQUEST;
         };
     }
@@ -28,6 +31,7 @@ final class StatusErrorCodes {
             case 405, 501 -> "the method is not allowed here";
             case 408 -> "the request did not arrive in time";
             case 413 -> "the request is too large";
+            case 505 -> "the HTTP version is not supported; use HTTP/1.1";
             default -> "request failed with status " + status;
         };
     }
