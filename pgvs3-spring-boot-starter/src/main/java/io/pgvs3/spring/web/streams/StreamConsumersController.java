@@ -3,7 +3,7 @@ package io.pgvs3.spring.web.streams;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
@@ -21,6 +21,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
 
 /**
  * Consumers and receiving: subscribe, list, unsubscribe, receive (with an optional {@code wait_ms} long-poll) and
@@ -30,6 +31,9 @@ import org.springframework.web.bind.annotation.RestController;
 public class StreamConsumersController {
 
     static final int DEFAULT_MAX = 100;
+
+    /** How long past its wait a long-poll may take to answer before the container gives up on it. */
+    private static final Duration ASYNC_MARGIN = Duration.ofSeconds(60);
 
     private final StreamStore streams;
     private final StreamLongPoll longPoll;
@@ -72,7 +76,7 @@ public class StreamConsumersController {
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/receive")
-    public CompletableFuture<Map<String, Object>> receive(@PathVariable String queue, @RequestBody JsonNode body) {
+    public DeferredResult<Map<String, Object>> receive(@PathVariable String queue, @RequestBody JsonNode body) {
         JsonFields.object(body);
         QueueName name = QueueName.of(queue);
         String consumer = StreamRequests.name(JsonFields.requiredString(body, "consumer"), "consumer");
@@ -88,11 +92,22 @@ public class StreamConsumersController {
         Duration wait = waitMs == null ? Duration.ZERO : Duration.ofMillis(Math.min(waitMs, maxWait.toMillis()));
 
         StreamBatch first = streams.receive(queue, consumer, member, max);
+        // the async timeout outlasts the wait by far: a receive that leases a batch must not end as a 5xx
+        DeferredResult<Map<String, Object>> result = new DeferredResult<>(wait.toMillis() + ASYNC_MARGIN.toMillis());
         if (!first.isEmpty() || wait.isZero()) {
-            return CompletableFuture.completedFuture(StreamViews.batch(first));
+            result.setResult(StreamViews.batch(first));
+            return result;
         }
-        return longPoll.await(name, wait, () -> streams.receive(queue, consumer, member, max))
-                .thenApply(StreamViews::batch);
+        longPoll.await(name, wait, () -> streams.receive(queue, consumer, member, max)).whenComplete((batch, failure) -> {
+            if (failure != null) {
+                result.setErrorResult(failure instanceof CompletionException wrapped && wrapped.getCause() != null
+                        ? wrapped.getCause() : failure);
+            }
+            else {
+                result.setResult(StreamViews.batch(batch));
+            }
+        });
+        return result;
     }
 
     @GetMapping("/ojs/v1/queues/{queue}/batches/{batchId}")
