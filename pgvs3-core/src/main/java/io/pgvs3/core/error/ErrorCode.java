@@ -24,6 +24,8 @@ public enum ErrorCode {
     UNSUPPORTED_MEDIA_TYPE("unsupported_media_type", 415, false),
     RATE_LIMITED("rate_limited", 429, true),
     INTERNAL("internal_error", 500, true),
+    /** The work may have been committed but the answer could not be written: not to be retried blindly. */
+    OUTCOME_UNKNOWN("internal_error", 500, false),
     UNAVAILABLE("backend_unavailable", 503, true);
 
     private final String code;
@@ -76,6 +78,7 @@ public enum ErrorCode {
             case FORBIDDEN -> "This server is read-only; send mutations to a writable instance.";
             case METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE -> "Check the route's method and content type.";
             case NOT_ACCEPTABLE -> "Accept application/openjobspec+json or application/json.";
+            case OUTCOME_UNKNOWN -> "The request may have been carried out; read the resource before sending it again.";
             case REQUEST_TIMEOUT -> "Send the whole request body without pausing, then retry.";
             default -> retryable ? "Retry later with backoff." : "Do not retry this request unchanged.";
         };

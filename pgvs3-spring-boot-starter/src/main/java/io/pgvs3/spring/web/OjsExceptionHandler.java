@@ -15,6 +15,7 @@ import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.http.converter.HttpMessageNotWritableException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.web.HttpMediaTypeNotAcceptableException;
 import org.springframework.web.HttpMediaTypeNotSupportedException;
@@ -82,6 +83,17 @@ public class OjsExceptionHandler {
             return unavailable(ex, request);
         }
         return unexpected(ex, request);
+    }
+
+    /**
+     * The controller finished (and may have committed) but its answer could not be serialised: a 500 that tells
+     * the client not to retry blindly, since a retry could repeat the work.
+     */
+    @ExceptionHandler(HttpMessageNotWritableException.class)
+    public ResponseEntity<OjsErrorBody> notWritable(HttpMessageNotWritableException ex, HttpServletRequest request) {
+        log.error("Could not write the answer to {} {}", request.getMethod(), request.getRequestURI(), ex);
+        return OjsErrorResponses.of(ErrorCode.OUTCOME_UNKNOWN, "the request may have been carried out, but its answer "
+                + "could not be written; see the server log for request " + RequestIds.of(request), Map.of(), request);
     }
 
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
