@@ -100,6 +100,32 @@ class SlowClientTest extends ServerTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
     }
 
+    @Test
+    void aBodySentInPiecesOrChunksIsReadWhole() throws Exception {
+        assertThat(http.post("/ojs/v1/admin/reset", "").status()).isEqualTo(200);
+        String body = "{\"type\":\"slow.pieces\",\"args\":[\"" + "x".repeat(20_000) + "\"]}";
+        stall("POST /ojs/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                + "Content-Length: " + body.length() + "\r\n\r\n" + body.substring(0, 100));
+        Socket pieces = sockets.get(sockets.size() - 1);
+        Thread.sleep(300);
+        pieces.getOutputStream().write(body.substring(100).getBytes(StandardCharsets.US_ASCII));
+        pieces.setSoTimeout(30_000);
+        String reply = new String(readAll(pieces.getInputStream()), StandardCharsets.UTF_8);
+        assertThat(reply).startsWith("HTTP/1.1 201").contains("slow.pieces");
+
+        stall("POST /ojs/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(50) + "\r\n" + body.substring(0, 50) + "\r\n");
+        Socket chunks = sockets.get(sockets.size() - 1);
+        Thread.sleep(300);
+        String rest = body.substring(50);
+        chunks.getOutputStream().write((Integer.toHexString(rest.length()) + "\r\n" + rest + "\r\n0\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        chunks.setSoTimeout(30_000);
+        reply = new String(readAll(chunks.getInputStream()), StandardCharsets.UTF_8);
+        assertThat(reply).startsWith("HTTP/1.1 201").contains("slow.pieces");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isEqualTo(2);
+    }
+
     private void stall(String partialRequest) throws IOException {
         Socket socket = new Socket();
         sockets.add(socket);

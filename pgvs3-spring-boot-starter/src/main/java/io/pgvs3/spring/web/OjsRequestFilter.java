@@ -21,7 +21,8 @@ import org.springframework.web.util.UriUtils;
  * Applies the OJS binding's envelope to every exchange under {@code /ojs}, before any controller runs:
  * {@code OJS-Version} and {@code X-Request-Id} on every response; 406 for an {@code Accept} header that excludes
  * JSON; 400 for a path or query holding text PostgreSQL cannot store; 413 for a body over the size limit. A request
- * body is read without holding a request thread (see {@link AsyncBodyReader}) and handed to the controller whole.
+ * body still on its way is read without holding a request thread (see {@link AsyncBodyReader}); either way the
+ * controller gets it whole.
  */
 public class OjsRequestFilter extends OncePerRequestFilter {
 
@@ -82,6 +83,11 @@ public class OjsRequestFilter extends OncePerRequestFilter {
             errors.write(response, ErrorCode.PAYLOAD_TOO_LARGE, "request body of " + length
                     + " bytes exceeds the limit of " + maxRequestBytes + " bytes",
                     Map.of("limit_bytes", maxRequestBytes), requestId);
+            return;
+        }
+        if (length > 0 && request.getInputStream().available() >= length) {
+            // the whole body came with the headers: reading it cannot block
+            chain.doFilter(new BufferedBodyRequest(request, request.getInputStream().readNBytes((int) length)), response);
             return;
         }
         if (length > 0 || (length < 0 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null)) {
