@@ -25,9 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Clients that open a request and then stall hold no request thread: with 500 connections that sent their headers
  * and part of a body, health still answers at once, long-polls still work, and each stalled request is answered 408
- * once the body read timeout passes, without anything written.
+ * once no byte came for the connection timeout; a body trickled byte by byte is cut off with 408 at the body read
+ * timeout. Nothing is written for any of them.
  */
-@TestPropertySource(properties = "pgvs3.http.body-read-timeout=8s")
+@TestPropertySource(properties = { "server.tomcat.connection-timeout=6s", "pgvs3.http.body-read-timeout=10s" })
 class SlowClientTest extends ServerTestSupport {
 
     private static final int STALLED_BODIES = 500;
@@ -96,7 +97,37 @@ class SlowClientTest extends ServerTestSupport {
             }
         }
         assertThat(timedOut).isEqualTo(STALLED_BODIES);
-        assertThat(System.nanoTime() - opened).isGreaterThan(TimeUnit.SECONDS.toNanos(7));
+        assertThat(System.nanoTime() - opened).isGreaterThan(TimeUnit.SECONDS.toNanos(5));
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+    }
+
+    @Test
+    void aBodyTrickledByteByByteIsCutOffAtTheBodyReadTimeout() throws Exception {
+        assertThat(http.post("/ojs/v1/admin/reset", "").status()).isEqualTo(200);
+        long start = System.nanoTime();
+        stall("POST /ojs/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 1000\r\n\r\n{");
+        Socket socket = sockets.get(sockets.size() - 1);
+        socket.setSoTimeout(100);
+        StringBuilder reply = new StringBuilder();
+        while (reply.isEmpty() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30)) {
+            try {
+                socket.getOutputStream().write(' ');
+                int b = socket.getInputStream().read();
+                if (b >= 0) {
+                    reply.append((char) b);
+                }
+            }
+            catch (java.net.SocketTimeoutException ex) {
+                Thread.sleep(1000);
+            }
+        }
+        long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        socket.setSoTimeout(10_000);
+        reply.append(new String(readAll(socket.getInputStream()), StandardCharsets.UTF_8));
+        assertThat(reply.toString()).startsWith("HTTP/1.1 408").contains("\"code\":\"request_timeout\"");
+        // each byte came well within the 6 s connection timeout: only the 10 s body deadline ends it
+        assertThat(elapsed).isBetween(9L, 20L);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
     }
 

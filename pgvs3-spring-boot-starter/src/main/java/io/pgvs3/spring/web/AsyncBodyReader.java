@@ -2,6 +2,7 @@ package io.pgvs3.spring.web;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -71,7 +72,13 @@ final class AsyncBodyReader implements ReadListener, AsyncListener {
     @Override
     public void onError(Throwable failure) {
         // The client broke off, or the read failed: nothing to answer on that connection in most cases.
-        log.debug("Reading request {} failed: {}", requestId, failure.toString());
+        log.debug("Reading request {} failed: {}", requestId, String.valueOf(failure));
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                fail(ErrorCode.REQUEST_TIMEOUT, "the request body did not arrive in time", Map.of());
+                return;
+            }
+        }
         fail(ErrorCode.INVALID_REQUEST, "the request body could not be read", Map.of());
     }
 
