@@ -107,7 +107,18 @@ class HostileInputTest extends ServerTestSupport {
     }
 
     @Test
-    void cronNamesFollowOneRuleOnCreateReadAndDelete() {
+    void namesFollowOneRuleOnCreateReadAndDelete() {
+        for (String path : List.of("stats", "info", "config", "consumers", "dlq")) {
+            Response read = http.get("/ojs/v1/queues/Bad_Name/" + path);
+            assertThat(read.status()).as(path + " " + read).isEqualTo(400);
+            assertThat(read.errorCode()).isEqualTo("invalid_request");
+        }
+        assertThat(http.delete("/ojs/v1/queues/Bad_Name").status()).isEqualTo(400);
+        assertThat(http.post("/ojs/v1/queues/Bad_Name/messages", Map.of("type", "t", "payload", 1)).status()).isEqualTo(400);
+        assertThat(http.post("/ojs/v1/jobs", "{\"type\":\"t\",\"args\":[],\"options\":{\"queue\":\"Bad_Name\"}}")
+                .status()).isEqualTo(400);
+        assertThat(http.post("/ojs/v1/queues/hostile/consumers", Map.of("consumer", "../x")).status()).isEqualTo(400);
+
         String template = ",\"expression\":\"0 0 1 1 *\",\"job_template\":" + JOB + "}";
         for (String name : List.of("../x", "a/b", ".", "..", "a b", "x".repeat(256), "", "%2e")) {
             Response response = http.post("/ojs/v1/cron", "{\"name\":\"" + name + "\"" + template);
