@@ -57,6 +57,23 @@ class HostileInputGuardsTests {
     }
 
     @Test
+    void aValuePostgresqlRefusesIsA400WithoutTheDatabaseMessage() {
+        java.sql.SQLException sql = new java.sql.SQLException("ERROR: invalid byte sequence for encoding \"UTF8\": 0x00",
+                "22021");
+        ResponseEntity<OjsErrorBody> response = new OjsExceptionHandler().dataAccess(
+                new org.springframework.dao.DataIntegrityViolationException("statement failed", sql),
+                new MockHttpServletRequest("POST", "/ojs/v1/workers/ack"));
+        assertThat(response.getStatusCode().value()).isEqualTo(400);
+        String body = JSON.writeValueAsString(response.getBody());
+        assertThat(body).contains("\"code\":\"invalid_request\"").doesNotContain("byte sequence", "UTF8", "22021");
+
+        ResponseEntity<OjsErrorBody> other = new OjsExceptionHandler().dataAccess(
+                new org.springframework.dao.DataIntegrityViolationException("x", new java.sql.SQLException("x", "23503")),
+                new MockHttpServletRequest("POST", "/ojs/v1/jobs"));
+        assertThat(other.getStatusCode().value()).isEqualTo(500);
+    }
+
+    @Test
     void anAnswerThatCannotBeWrittenIsNotToBeRetriedBlindly() {
         ResponseEntity<OjsErrorBody> response = new OjsExceptionHandler().notWritable(
                 new HttpMessageNotWritableException("nesting too deep"), new MockHttpServletRequest("POST", "/ojs/v1/jobs"));
