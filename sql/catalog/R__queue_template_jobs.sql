@@ -116,7 +116,8 @@ $fn$;
 -- skipped: its position is missing from the result. A spec with a unique key is checked first, under an advisory
 -- lock on the key held to commit, so concurrent enqueues of one key cannot both pass: on conflict it is rejected
 -- (SQLSTATE PV409, the existing id in DETAIL), ignored (the existing job is returned, created = false) or replaces
--- the existing job (which is cancelled). With p_notify, wakes listeners of the queue's channel after commit; a caller
+-- the existing job (which is cancelled; with replace_except_schedule a new job replacing a scheduled one keeps the
+-- time the old one was due). With p_notify, wakes listeners of the queue's channel after commit; a caller
 -- that wakes them itself once its transaction committed passes false (see JobStore: a notifying transaction holds a
 -- global lock until its commit record is flushed, so notifying inside every enqueue serialises concurrent producers).
 DROP FUNCTION IF EXISTS @schema@.enqueue(jsonb);
@@ -128,6 +129,7 @@ DECLARE
     v_unique    record;
     v_existing  @schema@.jobs;
     v_skip      integer[] := '{}';
+    v_keep_at   jsonb := '{}';
     v_rate      double precision;
 BEGIN
     SELECT max((e -> 'options' -> 'rate_limit' ->> 'max_per_second')::double precision) INTO v_rate
@@ -157,7 +159,10 @@ BEGIN
                 job := @schema@.envelope(v_existing);
                 created := false;
                 RETURN NEXT;
-            ELSIF v_unique.on_conflict = 'replace' THEN
+            ELSIF v_unique.on_conflict IN ('replace', 'replace_except_schedule') THEN
+                IF v_unique.on_conflict = 'replace_except_schedule' AND v_existing.state = 'scheduled' THEN
+                    v_keep_at := v_keep_at || jsonb_build_object(v_unique.ord::text, v_existing.scheduled_at);
+                END IF;
                 UPDATE @schema@.jobs
                 SET state = 'cancelled', cancelled_at = now(), finished_at = now(), lease_until = NULL, deadline_at = NULL
                 WHERE id = v_existing.id AND state NOT IN ('completed', 'cancelled', 'discarded')
@@ -174,7 +179,10 @@ BEGIN
 
     RETURN QUERY
     WITH spec AS (
-        SELECT s.*
+        SELECT s.ord, s.id, s.type, s.args, s.meta, s.options, s.extra, s.priority, s.max_attempts, s.retry,
+               s.timeout_ms, s.visibility_timeout_ms,
+               coalesce((v_keep_at ->> s.ord::text)::timestamptz, s.scheduled_at) AS scheduled_at, s.expires_at,
+               s.unique_key, s.unique_parts, s.workflow_id
         FROM jsonb_to_recordset(p_jobs) AS s(ord integer, id uuid, type text, args jsonb, meta jsonb, options jsonb,
              extra jsonb, priority integer, max_attempts integer, retry jsonb, timeout_ms bigint,
              visibility_timeout_ms bigint, scheduled_at timestamptz, expires_at timestamptz, unique_key text,

@@ -24,8 +24,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /ojs/v1/workflows}, {@code GET} and {@code DELETE /ojs/v1/workflows/{id}}. The body names a
- * {@code type} ({@code chain}, {@code group}, {@code batch} or {@code graph}), the jobs as {@code steps} or
- * {@code jobs} (job envelopes; in a graph each may carry a {@code name} and {@code depends_on}, a list of names or
+ * {@code type} ({@code chain}, {@code group}, {@code batch} or {@code graph}; without one, see
+ * {@link UntypedWorkflow}), the jobs as {@code steps} or {@code jobs} (job envelopes;
+ * in a graph each may carry a {@code name}, {@code key} or step {@code id} and {@code depends_on}, a list of names or
  * indexes), and for a batch {@code callbacks} with {@code on_success}, {@code on_failure} and {@code on_complete}.
  */
 @RestController
@@ -40,36 +41,56 @@ public class WorkflowController {
     @PostMapping("/ojs/v1/workflows")
     public ResponseEntity<Map<String, Object>> create(@RequestBody(required = false) JsonNode body) {
         JobRequests.body(body);
-        String type = JsonFields.requiredString(body, "type");
-        if ("dag".equals(type) || "workflow".equals(type)) {
-            type = "graph";
-        }
         JsonNode jobs = body.has("steps") ? body.get("steps") : body.get("jobs");
         if (jobs == null || !jobs.isArray() || jobs.isEmpty()) {
             throw Pgvs3Exception.invalidRequest("a workflow needs a non-empty array of 'steps' or 'jobs'", "jobs");
         }
-        Map<String, Integer> names = new HashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
-            JsonNode name = jobs.get(i).has("name") ? jobs.get(i).get("name") : jobs.get(i).get("key");
-            if (name != null && name.isString()) {
-                names.put(name.stringValue(), i);
+            if (!jobs.get(i).isObject()) {
+                throw Pgvs3Exception.invalidRequest("jobs[" + i + "] must be a job object, not "
+                        + JsonFields.kind(jobs.get(i)), "jobs[" + i + "]");
+            }
+        }
+        JsonNode typeNode = body.get("type");
+        String type;
+        List<JsonNode> steps;
+        Map<String, JsonNode> callbackJobs = new LinkedHashMap<>();
+        if (typeNode == null || typeNode.isNull()) {
+            UntypedWorkflow untyped = UntypedWorkflow.of(jobs);
+            type = untyped.type();
+            steps = untyped.steps();
+            callbackJobs.putAll(untyped.callbacks());
+        }
+        else {
+            type = JsonFields.requiredString(body, "type");
+            if ("dag".equals(type) || "workflow".equals(type)) {
+                type = "graph";
+            }
+            steps = jobs.valueStream().toList();
+        }
+        Map<String, Integer> names = new HashMap<>();
+        for (int i = 0; i < steps.size(); i++) {
+            String name = stepName(steps.get(i));
+            if (name != null && names.putIfAbsent(name, i) != null) {
+                throw Pgvs3Exception.invalidRequest("jobs[" + i + "] repeats the step name '" + name + "'", "jobs[" + i + "]");
             }
         }
         List<WorkflowStore.Node> nodes = new ArrayList<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            JsonNode job = jobs.get(i);
+        for (int i = 0; i < steps.size(); i++) {
+            JsonNode job = steps.get(i);
             nodes.add(new WorkflowStore.Node(parse(job, "jobs[" + i + "]"), dependencies(job.get("depends_on"), names, i)));
         }
-        Map<String, NewJob> callbacks = new LinkedHashMap<>();
         JsonNode callbackNode = body.get("callbacks");
         if (callbackNode != null && !callbackNode.isNull()) {
             if (!callbackNode.isObject()) {
                 throw Pgvs3Exception.invalidRequest("'callbacks' must be an object", "callbacks");
             }
             for (Map.Entry<String, JsonNode> callback : callbackNode.properties()) {
-                callbacks.put(callback.getKey(), parse(callback.getValue(), "callbacks." + callback.getKey()));
+                callbackJobs.put(callback.getKey(), callback.getValue());
             }
         }
+        Map<String, NewJob> callbacks = new LinkedHashMap<>();
+        callbackJobs.forEach((when, job) -> callbacks.put(when, parse(job, "callbacks." + when)));
         Map<String, Object> workflow = workflows.create(type, JsonFields.optionalString(body, "name"), nodes, callbacks);
         return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("workflow", workflow));
     }
@@ -84,19 +105,35 @@ public class WorkflowController {
         return Map.of("workflow", workflows.cancel(id));
     }
 
+    /**
+     * The name other steps' {@code depends_on} refer to a step by: its {@code name}, {@code key} or, as the SDKs send
+     * it, {@code id} (a step id such as {@code step_0}, not the job's id: every job of a workflow gets a new id).
+     */
+    static String stepName(JsonNode job) {
+        for (String field : List.of("name", "key", "id")) {
+            JsonNode name = job.get(field);
+            if (name != null && name.isString()) {
+                return name.stringValue();
+            }
+        }
+        return null;
+    }
+
     private static NewJob parse(JsonNode job, String where) {
+        if (!job.isObject()) {
+            throw Pgvs3Exception.invalidRequest(where + " must be a job object, not " + JsonFields.kind(job), where);
+        }
         try {
-            return JobRequests.parse(job.has("args") || !job.isObject() ? job : withEmptyArgs(job));
+            ObjectNode copy = (ObjectNode) job.deepCopy();
+            copy.remove("id");
+            if (!copy.has("args")) {
+                copy.putArray("args");
+            }
+            return JobRequests.parse(copy);
         }
         catch (Pgvs3Exception ex) {
             throw new Pgvs3Exception(ex.code(), where + ": " + ex.getMessage(), ex.details());
         }
-    }
-
-    private static JsonNode withEmptyArgs(JsonNode job) {
-        ObjectNode copy = (ObjectNode) job.deepCopy();
-        copy.putArray("args");
-        return copy;
     }
 
     private static List<Integer> dependencies(JsonNode dependsOn, Map<String, Integer> names, int index) {
