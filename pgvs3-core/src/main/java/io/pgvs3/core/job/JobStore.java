@@ -277,6 +277,9 @@ public class JobStore {
             }
             else {
                 spec.set("unique_parts", UniqueFingerprint.parts(unique, job, spec.get("args"), spec.get("meta")));
+                if (!unique.keys().contains("queue")) {
+                    spec.put("unique_global", true);
+                }
             }
             ArrayNode states = spec.putArray("unique_states");
             unique.states().forEach(states::add);

@@ -9,11 +9,12 @@ import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 
 /**
- * Uniqueness of a job within its queue (OJS unique jobs). The key is {@code key} when given, else a hash of the job's
- * {@code type} and the envelope parts named in {@code keys} ({@code queue}, {@code args}, {@code meta}); with
- * {@code argsKeys} only those keys of the argument objects count, and {@code meta} counts only the {@code metaKeys} of
- * the job's meta. Another job with the same key conflicts when it is in one of {@code states} and, with a
- * {@code period}, was created within it. On conflict the new job is rejected (409), ignored (the existing job is
+ * Uniqueness of a job (OJS unique jobs). The key is {@code key} when given (unique within the job's queue), else a
+ * hash of the job's {@code type} and the envelope parts named in {@code keys} ({@code queue}, {@code args},
+ * {@code meta}); with {@code argsKeys} only those keys of the argument objects count, and {@code meta} counts only the
+ * {@code metaKeys} of the job's meta. Without {@code queue} in {@code keys} the key is unique across all queues.
+ * Another job with the same key conflicts when it is in one of {@code states} and, with a {@code period}, was created
+ * within it. On conflict the new job is rejected (409), ignored (the existing job is
  * answered), replaces the existing one (which is cancelled), or replaces it keeping its schedule
  * ({@code replace_except_schedule}: a new job replacing a scheduled one runs at the time the old one was due).
  */

@@ -63,9 +63,67 @@ class UniqueJobsSpecTest extends ServerTestSupport {
     @Test
     void theQueueDimensionKeepsQueuesApart() {
         Map<String, Object> unique = Map.of("keys", List.of("type", "queue"));
-        assertThat(enqueue("u-queue-a", List.of(), null, unique).status()).isEqualTo(201);
-        assertThat(enqueue("u-queue-b", List.of(), null, unique).status()).isEqualTo(201);
-        assertThat(enqueue("u-queue-a", List.of(), null, unique).status()).isEqualTo(409);
+        assertThat(enqueue("u.queue", "u-queue-a", List.of(), null, unique).status()).isEqualTo(201);
+        assertThat(enqueue("u.queue", "u-queue-b", List.of(), null, unique).status()).isEqualTo(201);
+        assertThat(enqueue("u.queue", "u-queue-a", List.of(), null, unique).status()).isEqualTo(409);
+    }
+
+    @Test
+    void withoutTheQueueDimensionAJobIsUniqueAcrossQueues() {
+        Map<String, Object> reject = Map.of("keys", List.of("type", "args"));
+        String first = enqueue("u.across", "u-across-a", List.of("r"), null, reject).json().path("job").path("id")
+                .asString();
+        Response elsewhere = enqueue("u.across", "u-across-b", List.of("r"), null, reject);
+        assertThat(elsewhere.status()).as(elsewhere.toString()).isEqualTo(409);
+        assertThat(elsewhere.json().path("error").path("details").path("existing_job_id").asString()).isEqualTo(first);
+
+        Response ignored = enqueue("u.across", "u-across-b", List.of("r"), null,
+                Map.of("keys", List.of("type", "args"), "on_conflict", "ignore"));
+        assertThat(ignored.status()).isEqualTo(200);
+        assertThat(ignored.json().path("job").path("id").asString()).isEqualTo(first);
+        assertThat(ignored.json().path("job").path("queue").asString()).isEqualTo("u-across-a");
+
+        Response replacing = enqueue("u.across", "u-across-b", List.of("r"), null,
+                Map.of("keys", List.of("type", "args"), "on_conflict", "replace"));
+        assertThat(replacing.status()).isEqualTo(201);
+        assertThat(replacing.json().path("job").path("queue").asString()).isEqualTo("u-across-b");
+        assertThat(http.get("/ojs/v1/jobs/" + first).json().path("job").path("state").asString()).isEqualTo("cancelled");
+        Long cancelledEvents = jdbc.queryForObject("SELECT count(*) FROM s3p.job_events WHERE type = 'job.cancelled'"
+                + " AND job_id = ?::uuid AND queue = 'u-across-a'", Long.class, first);
+        assertThat(cancelledEvents).isEqualTo(1);
+    }
+
+    /** The advisory lock of a key unique across queues serialises enqueues into different queues. */
+    @Test
+    void concurrentEnqueuesOfOneKeyIntoDifferentQueuesLetExactlyOneThrough() throws Exception {
+        int threads = 8;
+        for (int i = 0; i < threads; i++) {
+            assertThat(enqueue("u-race-" + i, List.of("warm-up"), null, Map.of("keys", List.of("type", "queue")))
+                    .status()).isEqualTo(201);
+        }
+        Map<String, Object> reject = Map.of("keys", List.of("type", "args"));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<Integer>> statuses = new java.util.ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                String queue = "u-race-" + i;
+                statuses.add(pool.submit(() -> {
+                    start.await();
+                    return enqueue("u.race", queue, List.of("race"), null, reject).status();
+                }));
+            }
+            start.countDown();
+            List<Integer> answered = new java.util.ArrayList<>();
+            for (java.util.concurrent.Future<Integer> status : statuses) {
+                answered.add(status.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertThat(answered).containsOnly(201, 409);
+            assertThat(answered.stream().filter(status -> status == 201).count()).isEqualTo(1);
+        }
+        finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
@@ -90,7 +148,7 @@ class UniqueJobsSpecTest extends ServerTestSupport {
         String stored = jdbc.queryForObject("SELECT unique_key FROM \"s3q_u-stable\".jobs WHERE id = ?::uuid",
                 String.class, id);
         String earlier = jdbc.queryForObject(
-                "SELECT md5(jsonb_build_object('type', 'u.job', 'args', '[{\"a\": 1}]'::jsonb)::text)", String.class);
+                "SELECT md5(jsonb_build_object('type', 'u.u-stable', 'args', '[{\"a\": 1}]'::jsonb)::text)", String.class);
         assertThat(stored).isEqualTo(earlier);
     }
 
@@ -163,9 +221,15 @@ class UniqueJobsSpecTest extends ServerTestSupport {
         assertThat(enqueue("u-weeks", List.of(), null, unique).status()).isEqualTo(409);
     }
 
+    /** A job of type {@code u.<queue>}, so that tests on other queues never share its fingerprint. */
     private Response enqueue(String queue, List<Object> args, Map<String, Object> meta, Map<String, Object> unique) {
+        return enqueue("u." + queue, queue, args, meta, unique);
+    }
+
+    private Response enqueue(String type, String queue, List<Object> args, Map<String, Object> meta,
+            Map<String, Object> unique) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", "u.job");
+        body.put("type", type);
         body.put("args", args);
         if (meta != null) {
             body.put("meta", meta);
@@ -175,7 +239,7 @@ class UniqueJobsSpecTest extends ServerTestSupport {
     }
 
     private Response enqueueScheduled(List<Object> args, Instant at, Map<String, Object> unique) {
-        return http.post("/ojs/v1/jobs", Map.of("type", "u.job", "args", args,
+        return http.post("/ojs/v1/jobs", Map.of("type", "u.u-res", "args", args,
                 "options", Map.of("queue", "u-res", "scheduled_at", at.toString(), "unique", unique)));
     }
 }
