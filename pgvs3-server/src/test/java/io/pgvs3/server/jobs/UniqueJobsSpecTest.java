@@ -215,6 +215,13 @@ class UniqueJobsSpecTest extends ServerTestSupport {
     }
 
     @Test
+    void theManifestDeclaresStrongUniqueness() {
+        JsonNode unique = http.get("/ojs/manifest").json().path("capabilities").path("unique_jobs");
+        assertThat(unique.path("strength").asString()).isEqualTo("strong");
+        assertThat(unique.path("mechanism").asString()).contains("advisory lock");
+    }
+
+    @Test
     void aPeriodInWeeksIsSevenDaysEach() {
         Map<String, Object> unique = Map.of("period", "P1W");
         assertThat(enqueue("u-weeks", List.of(), null, unique).status()).isEqualTo(201);
