@@ -2,10 +2,8 @@ package io.pgvs3.core.job;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
-import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 
 /**
@@ -14,8 +12,8 @@ import io.pgvs3.core.error.Pgvs3Exception;
  * {@code meta}); with {@code argsKeys} only those keys of the argument objects count, and {@code meta} counts only the
  * {@code metaKeys} of the job's meta. Without {@code queue} in {@code keys} the key is unique across all queues.
  * Another job with the same key conflicts when it is in one of {@code states} and, with a {@code period}, was created
- * within it. On conflict the new job is rejected (409), ignored (the existing job is
- * answered), replaces the existing one (which is cancelled), or replaces it keeping its schedule
+ * within it. On conflict the new job is rejected (409), ignored (the existing job is answered), replaces the
+ * existing one (which is cancelled), or replaces it keeping its schedule
  * ({@code replace_except_schedule}: a new job replacing a scheduled one runs at the time the old one was due).
  */
 public record UniqueOptions(List<String> keys, List<String> argsKeys, List<String> metaKeys, String key,

@@ -329,15 +329,24 @@ class SdkWireCompatibilityTest extends ServerTestSupport {
         Response created = http.post("/ojs/v1/workflows", golden(sdk, scenario));
         assertThat(created.status()).as(created.toString()).isEqualTo(201);
         JsonNode workflow = created.json().path("workflow");
-        // Python reads id, name and state; Java and JavaScript id, name, state and type
+        // Python and Java read workflow.id, name and state; JavaScript the status at the top level
         assertThat(workflow.path("id").asString()).isNotBlank();
         assertThat(workflow.has("name")).isTrue();
+        JsonNode status = created.json();
+        assertThat(status.path("id").asString()).isEqualTo(workflow.path("id").asString());
+        assertThat(status.path("type").asString()).isEqualTo(workflow.path("type").asString());
+        assertThat(status.path("state").asString()).isEqualTo("running");
+        assertThat(status.path("metadata").path("job_count").asInt()).isEqualTo(workflow.path("jobs_total").asInt())
+                .isPositive();
+        assertThat(status.path("metadata").path("completed_count").asInt()).isZero();
+        assertThat(status.path("metadata").path("created_at").asString()).isNotBlank();
         return workflow;
     }
 
     private String workflowState(JsonNode workflow) {
-        return http.get("/ojs/v1/workflows/" + workflow.path("id").asString()).json().path("workflow").path("state")
-                .asString();
+        JsonNode status = http.get("/ojs/v1/workflows/" + workflow.path("id").asString()).json();
+        assertThat(status.path("state").asString()).isEqualTo(status.path("workflow").path("state").asString());
+        return status.path("workflow").path("state").asString();
     }
 
     private List<JsonNode> fetchAll(String queue) {

@@ -92,17 +92,41 @@ public class WorkflowController {
         Map<String, NewJob> callbacks = new LinkedHashMap<>();
         callbackJobs.forEach((when, job) -> callbacks.put(when, parse(job, "callbacks." + when)));
         Map<String, Object> workflow = workflows.create(type, JsonFields.optionalString(body, "name"), nodes, callbacks);
-        return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("workflow", workflow));
+        return ResponseEntity.status(HttpStatus.CREATED).body(answer(workflow));
     }
 
     @GetMapping("/ojs/v1/workflows/{id}")
     public Map<String, Object> get(@PathVariable String id) {
-        return Map.of("workflow", workflows.get(id).orElseThrow(() -> Pgvs3Exception.notFound("workflow " + id + " not found")));
+        return answer(workflows.get(id).orElseThrow(() -> Pgvs3Exception.notFound("workflow " + id + " not found")));
     }
 
     @DeleteMapping("/ojs/v1/workflows/{id}")
     public Map<String, Object> cancel(@PathVariable String id) {
-        return Map.of("workflow", workflows.cancel(id));
+        return answer(workflows.cancel(id));
+    }
+
+    /**
+     * A workflow as the clients read it: under {@code workflow} (the conformance suites, the Python and Java SDKs),
+     * and its status at the top level with {@code metadata} counts (the JavaScript SDK's {@code WorkflowStatus}).
+     */
+    private static Map<String, Object> answer(Map<String, Object> workflow) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("workflow", workflow);
+        for (String field : List.of("id", "type", "name", "state")) {
+            if (workflow.get(field) != null) {
+                body.put(field, workflow.get(field));
+            }
+        }
+        Map<String, Object> metadata = new LinkedHashMap<>();
+        metadata.put("created_at", workflow.get("created_at"));
+        if (workflow.get("finished_at") != null) {
+            metadata.put("completed_at", workflow.get("finished_at"));
+        }
+        metadata.put("job_count", workflow.get("jobs_total"));
+        metadata.put("completed_count", workflow.get("jobs_completed"));
+        metadata.put("failed_count", workflow.get("jobs_failed"));
+        body.put("metadata", metadata);
+        return body;
     }
 
     /**
