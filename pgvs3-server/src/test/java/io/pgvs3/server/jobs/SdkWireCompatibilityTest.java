@@ -325,6 +325,17 @@ class SdkWireCompatibilityTest extends ServerTestSupport {
                 .contains("01900000-0000-7000-8000-000000000000");
     }
 
+    @Test
+    void aGraphRepeatingAStepNameIsRefused() {
+        Response refused = http.post("/ojs/v1/workflows", Map.of("name", "n", "steps", List.of(
+                Map.of("id", "a", "type", "x.a", "args", List.of(), "options", Map.of("queue", queue)),
+                Map.of("id", "a", "type", "x.b", "args", List.of(), "options", Map.of("queue", queue)),
+                Map.of("id", "c", "type", "x.c", "args", List.of(), "depends_on", List.of("a")))));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().path("error").path("message").asString()).contains("'a'");
+        assertThat(fetchAll(queue)).isEmpty();
+    }
+
     private JsonNode createWorkflow(String sdk, String scenario) {
         Response created = http.post("/ojs/v1/workflows", golden(sdk, scenario));
         assertThat(created.status()).as(created.toString()).isEqualTo(201);

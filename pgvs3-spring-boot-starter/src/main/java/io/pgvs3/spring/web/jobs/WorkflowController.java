@@ -71,8 +71,9 @@ public class WorkflowController {
         Map<String, Integer> names = new HashMap<>();
         for (int i = 0; i < steps.size(); i++) {
             String name = stepName(steps.get(i));
-            if (name != null && names.putIfAbsent(name, i) != null) {
-                throw Pgvs3Exception.invalidRequest("jobs[" + i + "] repeats the step name '" + name + "'", "jobs[" + i + "]");
+            if (name != null && names.putIfAbsent(name, i) != null && "graph".equals(type)) {
+                throw Pgvs3Exception.invalidRequest("jobs[" + i + "] repeats the step name '" + name
+                        + "', which depends_on could not tell apart", "jobs[" + i + "]");
             }
         }
         List<WorkflowStore.Node> nodes = new ArrayList<>();
