@@ -112,11 +112,29 @@ LANGUAGE sql AS $fn$
                                                       'state', j.state, 'attempt', j.attempt) || p_data)
 $fn$;
 
+-- Cancels a job replaced by a unique job (enqueued here or, for a policy unique across queues, in another queue).
+CREATE OR REPLACE FUNCTION @schema@.unique_replaced(p_id uuid) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_job @schema@.jobs;
+BEGIN
+    UPDATE @schema@.jobs
+    SET state = 'cancelled', cancelled_at = now(), finished_at = now(), lease_until = NULL, deadline_at = NULL
+    WHERE id = p_id AND state NOT IN ('completed', 'cancelled', 'discarded')
+    RETURNING * INTO v_job;
+    IF FOUND THEN
+        PERFORM @schema@.emit('job.cancelled', v_job, jsonb_build_object('replaced', true));
+    END IF;
+END
+$fn$;
+
 -- Inserts jobs given as a JSON array of normalised specs (see JobStore). A job whose id already exists anywhere is
 -- skipped: its position is missing from the result. A spec with a unique key is checked first, under an advisory
--- lock on the key held to commit, so concurrent enqueues of one key cannot both pass: on conflict it is rejected
+-- lock on the key held to commit, so concurrent enqueues of one key cannot both pass; the key is looked up in this
+-- queue, or with unique_global (a policy without the queue dimension) in every queue: on conflict it is rejected
 -- (SQLSTATE PV409, the existing id in DETAIL), ignored (the existing job is returned, created = false) or replaces
--- the existing job (which is cancelled). With p_notify, wakes listeners of the queue's channel after commit; a caller
+-- the existing job (which is cancelled; with replace_except_schedule a new job replacing a scheduled one keeps the
+-- time the old one was due). With p_notify, wakes listeners of the queue's channel after commit; a caller
 -- that wakes them itself once its transaction committed passes false (see JobStore: a notifying transaction holds a
 -- global lock until its commit record is flushed, so notifying inside every enqueue serialises concurrent producers).
 DROP FUNCTION IF EXISTS @schema@.enqueue(jsonb);
@@ -126,8 +144,9 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_available boolean;
     v_unique    record;
-    v_existing  @schema@.jobs;
+    v_found     record;
     v_skip      integer[] := '{}';
+    v_keep_at   jsonb := '{}';
     v_rate      double precision;
 BEGIN
     SELECT max((e -> 'options' -> 'rate_limit' ->> 'max_per_second')::double precision) INTO v_rate
@@ -138,43 +157,50 @@ BEGIN
     END IF;
     FOR v_unique IN
         SELECT u.ord, coalesce(u.unique_key, md5(u.unique_parts::text)) AS unique_key, u.unique_states,
-               u.unique_period_ms, u.on_conflict
+               u.unique_period_ms, u.on_conflict, coalesce(u.unique_global, false) AS unique_global
         FROM jsonb_to_recordset(p_jobs) AS u(ord integer, unique_key text, unique_parts jsonb, unique_states text[],
-                                             unique_period_ms bigint, on_conflict text)
+                                             unique_period_ms bigint, on_conflict text, unique_global boolean)
         WHERE u.unique_key IS NOT NULL OR u.unique_parts IS NOT NULL
         ORDER BY 2
     LOOP
-        PERFORM pg_advisory_xact_lock(hashtextextended('s3q.unique:' || @queue@ || ':' || v_unique.unique_key, 0));
-        SELECT * INTO v_existing FROM @schema@.jobs j
-        WHERE j.unique_key = v_unique.unique_key AND j.state = ANY (v_unique.unique_states)
-          AND (v_unique.unique_period_ms IS NULL
-               OR j.created_at > now() - make_interval(secs => v_unique.unique_period_ms / 1000.0))
-        ORDER BY j.seq DESC LIMIT 1;
+        IF v_unique.unique_global THEN
+            PERFORM pg_advisory_xact_lock(hashtextextended('s3q.unique:' || v_unique.unique_key, 0));
+            SELECT * INTO v_found FROM s3p.unique_existing(v_unique.unique_key, v_unique.unique_states,
+                                                           v_unique.unique_period_ms);
+        ELSE
+            PERFORM pg_advisory_xact_lock(hashtextextended('s3q.unique:' || @queue@ || ':' || v_unique.unique_key, 0));
+            SELECT 's3q_' || @queue@ AS schema_name, j.id, j.state, j.scheduled_at INTO v_found FROM @schema@.jobs j
+            WHERE j.unique_key = v_unique.unique_key AND j.state = ANY (v_unique.unique_states)
+              AND (v_unique.unique_period_ms IS NULL
+                   OR j.created_at > now() - make_interval(secs => v_unique.unique_period_ms / 1000.0))
+            ORDER BY j.seq DESC LIMIT 1;
+        END IF;
         IF FOUND THEN
             IF v_unique.on_conflict = 'ignore' THEN
                 v_skip := v_skip || v_unique.ord;
                 ord := v_unique.ord;
-                job := @schema@.envelope(v_existing);
+                EXECUTE format('SELECT %I.envelope(j) FROM %I.jobs j WHERE j.id = $1', v_found.schema_name,
+                               v_found.schema_name) INTO job USING v_found.id;
                 created := false;
                 RETURN NEXT;
-            ELSIF v_unique.on_conflict = 'replace' THEN
-                UPDATE @schema@.jobs
-                SET state = 'cancelled', cancelled_at = now(), finished_at = now(), lease_until = NULL, deadline_at = NULL
-                WHERE id = v_existing.id AND state NOT IN ('completed', 'cancelled', 'discarded')
-                RETURNING * INTO v_existing;
-                IF FOUND THEN
-                    PERFORM @schema@.emit('job.cancelled', v_existing, jsonb_build_object('replaced', true));
+            ELSIF v_unique.on_conflict IN ('replace', 'replace_except_schedule') THEN
+                IF v_unique.on_conflict = 'replace_except_schedule' AND v_found.state = 'scheduled' THEN
+                    v_keep_at := v_keep_at || jsonb_build_object(v_unique.ord::text, v_found.scheduled_at);
                 END IF;
+                EXECUTE format('SELECT %I.unique_replaced($1)', v_found.schema_name) USING v_found.id;
             ELSE
                 RAISE EXCEPTION 'a job with unique key % already exists', v_unique.unique_key
-                    USING ERRCODE = 'PV409', DETAIL = v_existing.id::text;
+                    USING ERRCODE = 'PV409', DETAIL = v_found.id::text;
             END IF;
         END IF;
     END LOOP;
 
     RETURN QUERY
     WITH spec AS (
-        SELECT s.*
+        SELECT s.ord, s.id, s.type, s.args, s.meta, s.options, s.extra, s.priority, s.max_attempts, s.retry,
+               s.timeout_ms, s.visibility_timeout_ms,
+               coalesce((v_keep_at ->> s.ord::text)::timestamptz, s.scheduled_at) AS scheduled_at, s.expires_at,
+               s.unique_key, s.unique_parts, s.workflow_id
         FROM jsonb_to_recordset(p_jobs) AS s(ord integer, id uuid, type text, args jsonb, meta jsonb, options jsonb,
              extra jsonb, priority integer, max_attempts integer, retry jsonb, timeout_ms bigint,
              visibility_timeout_ms bigint, scheduled_at timestamptz, expires_at timestamptz, unique_key text,

@@ -2,6 +2,7 @@ package io.pgvs3.core.job;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import tools.jackson.databind.JsonNode;
@@ -10,11 +11,25 @@ import tools.jackson.databind.JsonNode;
 public record Cron(String name, String expression, String timezone, String overlapPolicy, boolean enabled, String queue,
         JsonNode jobTemplate, Instant nextRunAt, Instant lastRunAt, String lastJobId, Instant createdAt) {
 
-    /** The wire form of the cron routes. */
+    /**
+     * The wire form of the cron routes: the fields of the conformance suites ({@code expression}, {@code job_template},
+     * {@code enabled}, ...) and those the HTTP binding's cron item has and the client SDKs read ({@code cron},
+     * {@code type}, {@code args}, {@code options}, {@code status}).
+     */
     public Map<String, Object> toMap() {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("name", name);
         map.put("expression", expression);
+        map.put("cron", expression);
+        map.put("type", jobTemplate.path("type").asString(null));
+        map.put("args", jobTemplate.has("args") ? jobTemplate.get("args") : List.of());
+        if (jobTemplate.hasNonNull("meta")) {
+            map.put("meta", jobTemplate.get("meta"));
+        }
+        if (jobTemplate.hasNonNull("options")) {
+            map.put("options", jobTemplate.get("options"));
+        }
+        map.put("status", enabled ? "active" : "paused");
         map.put("timezone", timezone);
         map.put("overlap_policy", overlapPolicy);
         map.put("enabled", enabled);

@@ -276,14 +276,9 @@ public class JobStore {
                 spec.put("unique_key", unique.key());
             }
             else {
-                ObjectNode parts = spec.putObject("unique_parts");
-                for (String part : unique.keys()) {
-                    switch (part) {
-                        case "type" -> parts.put("type", job.type());
-                        case "args" -> parts.set("args", spec.get("args"));
-                        case "queue" -> parts.put("queue", job.queue().value());
-                        default -> parts.set("meta", spec.has("meta") ? spec.get("meta") : mapper.nullNode());
-                    }
+                spec.set("unique_parts", UniqueFingerprint.parts(unique, job, spec.get("args"), spec.get("meta")));
+                if (!unique.keys().contains("queue")) {
+                    spec.put("unique_global", true);
                 }
             }
             ArrayNode states = spec.putArray("unique_states");

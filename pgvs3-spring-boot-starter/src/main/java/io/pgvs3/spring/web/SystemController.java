@@ -56,6 +56,9 @@ public class SystemController implements DisposableBean {
         manifest.put("backend", "postgres");
         manifest.put("conformance_level", 4);
         manifest.put("extensions", List.of("streams"));
+        // ojs-unique-jobs.md section 8.3: the strength of the uniqueness guarantee
+        manifest.put("capabilities", Map.of("unique_jobs", Map.of("strength", "strong",
+                "mechanism", "PostgreSQL transaction-scoped advisory lock on the uniqueness key, held to commit")));
         return manifest;
     }
 

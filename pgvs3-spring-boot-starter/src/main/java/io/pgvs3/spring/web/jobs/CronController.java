@@ -1,5 +1,6 @@
 package io.pgvs3.spring.web.jobs;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,7 +25,8 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code GET/POST /ojs/v1/cron} and {@code DELETE /ojs/v1/cron/{name}}. A registration names the schedule as
  * {@code expression} (or {@code cron} / {@code schedule}), an optional IANA {@code timezone} and
  * {@code overlap_policy}, and the job either as {@code job_template} (or {@code job}) or as top-level
- * {@code type}, {@code args} and {@code options}.
+ * {@code type}, {@code args}, {@code meta} and {@code options}. Every answer names a cron as {@code cron} and as
+ * {@code cron_job} (the list: {@code crons} and {@code cron_jobs}).
  */
 @RestController
 public class CronController {
@@ -60,18 +62,28 @@ public class CronController {
         }
         Cron cron = crons.register(JsonFields.requiredString(body, "name"), expression,
                 firstString(body, "timezone", "time_zone"), JsonFields.optionalString(body, "overlap_policy"), template);
-        return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("cron", cron.toMap()));
+        return ResponseEntity.status(HttpStatus.CREATED).body(item(cron));
     }
 
     @GetMapping("/ojs/v1/cron/{name}")
     public Map<String, Object> get(@PathVariable String name) {
-        return Map.of("cron", crons.get(name).orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found"))
-                .toMap());
+        return item(crons.get(name).orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found")));
     }
 
     @DeleteMapping("/ojs/v1/cron/{name}")
     public Map<String, Object> delete(@PathVariable String name) {
-        return Map.of("cron", crons.delete(name).toMap(), "deleted", true);
+        Map<String, Object> body = item(crons.delete(name));
+        body.put("deleted", true);
+        return body;
+    }
+
+    /** One cron under both names clients read it by: {@code cron} (conformance suites), {@code cron_job} (the SDKs). */
+    private static Map<String, Object> item(Cron cron) {
+        Map<String, Object> view = cron.toMap();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("cron", view);
+        body.put("cron_job", view);
+        return body;
     }
 
     private static String firstString(JsonNode body, String... fields) {

@@ -185,47 +185,127 @@ public final class JobRequests {
                 onExhaustion != null ? onExhaustion : defaults.onExhaustion());
     }
 
-    /** Unique options from their OJS form; {@code period} as ISO-8601 or {@code period_ms}, {@code key} explicit. */
+    /**
+     * Unique options from their OJS form: {@code keys}, {@code args_keys}, {@code meta_keys}, {@code states},
+     * {@code on_conflict}, and {@code period} as an ISO-8601 duration or {@code period_ms}. {@code key} is either an
+     * explicit key (a string) or, as the client SDKs send it, an array: of dimensions when every element is one of
+     * {@code type}, {@code queue}, {@code args} and {@code meta} (the Python SDK's {@code keys}), else of argument keys
+     * (the Java and JavaScript SDKs' fields of the args to deduplicate on, meaning {@code keys: ["type", "args"]} with
+     * those {@code args_keys}).
+     */
     public static UniqueOptions uniqueOptions(JsonNode unique) {
         if (!unique.isObject()) {
-            throw uniqueInvalid("'options.unique' must be an object", "options.unique");
+            throw uniqueInvalid("'options.unique' must be an object", "");
         }
-        List<String> keys = new ArrayList<>();
-        JsonNode keyParts = unique.get("keys");
-        if (keyParts != null && !keyParts.isNull()) {
-            if (!keyParts.isArray()) {
-                throw uniqueInvalid("unique.keys must be an array of strings", "options.unique.keys");
+        for (String field : unique.propertyNames()) {
+            if (!UNIQUE_FIELDS.contains(field)) {
+                throw uniqueInvalid("unique has no field '" + field + "'; its fields are " + UNIQUE_FIELDS, "." + field);
             }
-            keyParts.forEach(part -> keys.add(part.asString()));
         }
-        Set<String> states = new java.util.LinkedHashSet<>();
-        JsonNode stateList = unique.get("states");
-        if (stateList != null && !stateList.isNull()) {
-            if (!stateList.isArray()) {
-                throw uniqueInvalid("unique.states must be an array of states", "options.unique.states");
+        List<String> keys = strings(unique, "keys");
+        List<String> argsKeys = strings(unique, "args_keys");
+        List<String> metaKeys = strings(unique, "meta_keys");
+        String explicitKey = null;
+        JsonNode key = unique.get("key");
+        if (key != null && !key.isNull()) {
+            if (key.isString()) {
+                explicitKey = key.stringValue();
             }
-            stateList.forEach(state -> states.add(state.asString()));
+            else if (key.isArray()) {
+                List<String> names = strings(unique, "key");
+                if (keys != null || argsKeys != null) {
+                    throw uniqueInvalid("send the unique dimensions either as 'key' or as 'keys' and 'args_keys', not both",
+                            ".key");
+                }
+                if (names.isEmpty()) {
+                    throw uniqueInvalid("unique.key must not be an empty array", ".key");
+                }
+                if (UniqueOptions.KEY_PARTS.containsAll(names)) {
+                    keys = names;
+                }
+                else {
+                    keys = List.of("type", "args");
+                    argsKeys = names;
+                }
+            }
+            else {
+                throw uniqueInvalid("unique.key must be a string (an explicit key) or an array of strings, not "
+                        + JsonFields.kind(key), ".key");
+            }
+        }
+        List<String> stateNames = strings(unique, "states");
+        Set<String> states = stateNames == null ? null : new java.util.LinkedHashSet<>(stateNames);
+        if (stateNames != null && states.size() != stateNames.size()) {
+            throw uniqueInvalid("unique.states must not repeat a state", ".states");
         }
         Duration period = null;
         JsonNode iso = unique.get("period");
         if (iso != null && !iso.isNull()) {
-            try {
-                period = Duration.parse(iso.asString());
-            }
-            catch (DateTimeParseException ex) {
-                throw uniqueInvalid("unique.period must be an ISO-8601 duration such as PT1H", "options.unique.period");
-            }
+            period = period(iso);
         }
-        Long periodMs = JsonFields.optionalLong(unique, "period_ms");
-        if (period == null && periodMs != null) {
-            period = Duration.ofMillis(periodMs);
+        JsonNode periodMs = unique.get("period_ms");
+        if (period == null && periodMs != null && !periodMs.isNull()) {
+            if (!periodMs.isIntegralNumber() || !periodMs.canConvertToLong()) {
+                throw uniqueInvalid("unique.period_ms must be an integer number of milliseconds", ".period_ms");
+            }
+            period = Duration.ofMillis(periodMs.longValue());
         }
-        return new UniqueOptions(keys, JsonFields.optionalString(unique, "key"), period, states,
-                JsonFields.optionalString(unique, "on_conflict"));
+        JsonNode onConflict = unique.get("on_conflict");
+        if (onConflict != null && !onConflict.isNull() && !onConflict.isString()) {
+            throw uniqueInvalid("unique.on_conflict must be a string", ".on_conflict");
+        }
+        return new UniqueOptions(keys, argsKeys, metaKeys, explicitKey, period, states,
+                onConflict == null || onConflict.isNull() ? null : onConflict.stringValue());
+    }
+
+    /** An ISO-8601 duration: days, hours, minutes and seconds, and weeks as 7 days; months and years vary in length. */
+    private static Duration period(JsonNode iso) {
+        if (!iso.isString()) {
+            throw uniqueInvalid("unique.period must be an ISO-8601 duration such as PT1H, not " + JsonFields.kind(iso),
+                    ".period");
+        }
+        String text = iso.stringValue();
+        java.util.regex.Matcher weeks = WEEKS.matcher(text);
+        try {
+            if (weeks.matches()) {
+                return Duration.ofDays(Math.multiplyExact(Long.parseLong(weeks.group(1)), 7));
+            }
+            return Duration.parse(text);
+        }
+        catch (DateTimeParseException | ArithmeticException | NumberFormatException ex) {
+            throw uniqueInvalid("unique.period must be an ISO-8601 duration of weeks, days, hours, minutes or seconds "
+                    + "such as PT1H or P7D, not '" + text + "'", ".period");
+        }
+    }
+
+    /** The fields of the spec's UniquePolicy, and the SDKs' {@code key} and {@code period_ms}. */
+    private static final Set<String> UNIQUE_FIELDS = new java.util.TreeSet<>(Set.of("keys", "args_keys", "meta_keys",
+            "period", "period_ms", "states", "on_conflict", "key"));
+
+    private static final java.util.regex.Pattern WEEKS = java.util.regex.Pattern.compile("P(\\d{1,9})W");
+
+    /** An optional array of strings of the unique policy; null when absent. */
+    private static List<String> strings(JsonNode unique, String field) {
+        JsonNode node = unique.get(field);
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isArray()) {
+            throw uniqueInvalid("unique." + field + " must be an array of strings, not " + JsonFields.kind(node),
+                    "." + field);
+        }
+        List<String> values = new ArrayList<>();
+        for (JsonNode value : node) {
+            if (!value.isString()) {
+                throw uniqueInvalid("unique." + field + " must be an array of strings", "." + field);
+            }
+            values.add(value.stringValue());
+        }
+        return values;
     }
 
     private static Pgvs3Exception uniqueInvalid(String message, String field) {
-        return new Pgvs3Exception(ErrorCode.VALIDATION_ERROR, message, Map.of("field", field));
+        return Pgvs3Exception.invalidRequest(message, "options.unique" + field);
     }
 
     /** An ISO-8601 instant, or a duration from now written {@code +PT5S}. */

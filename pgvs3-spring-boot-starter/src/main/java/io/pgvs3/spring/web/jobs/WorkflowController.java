@@ -24,8 +24,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /ojs/v1/workflows}, {@code GET} and {@code DELETE /ojs/v1/workflows/{id}}. The body names a
- * {@code type} ({@code chain}, {@code group}, {@code batch} or {@code graph}), the jobs as {@code steps} or
- * {@code jobs} (job envelopes; in a graph each may carry a {@code name} and {@code depends_on}, a list of names or
+ * {@code type} ({@code chain}, {@code group}, {@code batch} or {@code graph}; without one, see
+ * {@link UntypedWorkflow}), the jobs as {@code steps} or {@code jobs} (job envelopes;
+ * in a graph each may carry a {@code name}, {@code key} or step {@code id} and {@code depends_on}, a list of names or
  * indexes), and for a batch {@code callbacks} with {@code on_success}, {@code on_failure} and {@code on_complete}.
  */
 @RestController
@@ -40,65 +41,124 @@ public class WorkflowController {
     @PostMapping("/ojs/v1/workflows")
     public ResponseEntity<Map<String, Object>> create(@RequestBody(required = false) JsonNode body) {
         JobRequests.body(body);
-        String type = JsonFields.requiredString(body, "type");
-        if ("dag".equals(type) || "workflow".equals(type)) {
-            type = "graph";
-        }
         JsonNode jobs = body.has("steps") ? body.get("steps") : body.get("jobs");
         if (jobs == null || !jobs.isArray() || jobs.isEmpty()) {
             throw Pgvs3Exception.invalidRequest("a workflow needs a non-empty array of 'steps' or 'jobs'", "jobs");
         }
-        Map<String, Integer> names = new HashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
-            JsonNode name = jobs.get(i).has("name") ? jobs.get(i).get("name") : jobs.get(i).get("key");
-            if (name != null && name.isString() && names.putIfAbsent(name.stringValue(), i) != null) {
-                throw Pgvs3Exception.invalidRequest("jobs[" + i + "]: step name '" + name.stringValue()
-                        + "' is already used by jobs[" + names.get(name.stringValue()) + "]; step names must be unique",
-                        "name");
+            if (!jobs.get(i).isObject()) {
+                throw Pgvs3Exception.invalidRequest("jobs[" + i + "] must be a job object, not "
+                        + JsonFields.kind(jobs.get(i)), "jobs[" + i + "]");
+            }
+        }
+        JsonNode typeNode = body.get("type");
+        String type;
+        List<JsonNode> steps;
+        Map<String, JsonNode> callbackJobs = new LinkedHashMap<>();
+        if (typeNode == null || typeNode.isNull()) {
+            UntypedWorkflow untyped = UntypedWorkflow.of(jobs);
+            type = untyped.type();
+            steps = untyped.steps();
+            callbackJobs.putAll(untyped.callbacks());
+        }
+        else {
+            type = JsonFields.requiredString(body, "type");
+            if ("dag".equals(type) || "workflow".equals(type)) {
+                type = "graph";
+            }
+            steps = jobs.valueStream().toList();
+        }
+        Map<String, Integer> names = new HashMap<>();
+        for (int i = 0; i < steps.size(); i++) {
+            String name = stepName(steps.get(i));
+            if (name != null && names.putIfAbsent(name, i) != null && "graph".equals(type)) {
+                throw Pgvs3Exception.invalidRequest("jobs[" + i + "] repeats the step name '" + name
+                        + "', which depends_on could not tell apart", "jobs[" + i + "]");
             }
         }
         List<WorkflowStore.Node> nodes = new ArrayList<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            JsonNode job = jobs.get(i);
+        for (int i = 0; i < steps.size(); i++) {
+            JsonNode job = steps.get(i);
             nodes.add(new WorkflowStore.Node(parse(job, "jobs[" + i + "]"), dependencies(job.get("depends_on"), names, i)));
         }
-        Map<String, NewJob> callbacks = new LinkedHashMap<>();
         JsonNode callbackNode = body.get("callbacks");
         if (callbackNode != null && !callbackNode.isNull()) {
             if (!callbackNode.isObject()) {
                 throw Pgvs3Exception.invalidRequest("'callbacks' must be an object", "callbacks");
             }
             for (Map.Entry<String, JsonNode> callback : callbackNode.properties()) {
-                callbacks.put(callback.getKey(), parse(callback.getValue(), "callbacks." + callback.getKey()));
+                callbackJobs.put(callback.getKey(), callback.getValue());
             }
         }
+        Map<String, NewJob> callbacks = new LinkedHashMap<>();
+        callbackJobs.forEach((when, job) -> callbacks.put(when, parse(job, "callbacks." + when)));
         Map<String, Object> workflow = workflows.create(type, JsonFields.optionalString(body, "name"), nodes, callbacks);
-        return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("workflow", workflow));
+        return ResponseEntity.status(HttpStatus.CREATED).body(answer(workflow));
     }
 
     @GetMapping("/ojs/v1/workflows/{id}")
     public Map<String, Object> get(@PathVariable String id) {
-        return Map.of("workflow", workflows.get(id).orElseThrow(() -> Pgvs3Exception.notFound("workflow " + id + " not found")));
+        return answer(workflows.get(id).orElseThrow(() -> Pgvs3Exception.notFound("workflow " + id + " not found")));
     }
 
     @DeleteMapping("/ojs/v1/workflows/{id}")
     public Map<String, Object> cancel(@PathVariable String id) {
-        return Map.of("workflow", workflows.cancel(id));
+        return answer(workflows.cancel(id));
+    }
+
+    /**
+     * A workflow as the clients read it: under {@code workflow} (the conformance suites, the Python and Java SDKs),
+     * and its status at the top level with {@code metadata} counts (the JavaScript SDK's {@code WorkflowStatus}).
+     */
+    private static Map<String, Object> answer(Map<String, Object> workflow) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("workflow", workflow);
+        for (String field : List.of("id", "type", "name", "state")) {
+            if (workflow.get(field) != null) {
+                body.put(field, workflow.get(field));
+            }
+        }
+        Map<String, Object> metadata = new LinkedHashMap<>();
+        metadata.put("created_at", workflow.get("created_at"));
+        if (workflow.get("finished_at") != null) {
+            metadata.put("completed_at", workflow.get("finished_at"));
+        }
+        metadata.put("job_count", workflow.get("jobs_total"));
+        metadata.put("completed_count", workflow.get("jobs_completed"));
+        metadata.put("failed_count", workflow.get("jobs_failed"));
+        body.put("metadata", metadata);
+        return body;
+    }
+
+    /**
+     * The name other steps' {@code depends_on} refer to a step by: its {@code name}, {@code key} or, as the SDKs send
+     * it, {@code id} (a step id such as {@code step_0}, not the job's id: every job of a workflow gets a new id).
+     */
+    static String stepName(JsonNode job) {
+        for (String field : List.of("name", "key", "id")) {
+            JsonNode name = job.get(field);
+            if (name != null && name.isString()) {
+                return name.stringValue();
+            }
+        }
+        return null;
     }
 
     private static NewJob parse(JsonNode job, String where) {
+        if (!job.isObject()) {
+            throw Pgvs3Exception.invalidRequest(where + " must be a job object, not " + JsonFields.kind(job), where);
+        }
         try {
-            return JobRequests.parse(job.has("args") || !job.isObject() ? job : withEmptyArgs(job));
+            ObjectNode copy = (ObjectNode) job.deepCopy();
+            copy.remove("id");
+            if (!copy.has("args")) {
+                copy.putArray("args");
+            }
+            return JobRequests.parse(copy);
         }
         catch (Pgvs3Exception ex) {
             throw new Pgvs3Exception(ex.code(), where + ": " + ex.getMessage(), ex.details());
         }
-    }
-
-    private static JsonNode withEmptyArgs(JsonNode job) {
-        ObjectNode copy = (ObjectNode) job.deepCopy();
-        copy.putArray("args");
-        return copy;
     }
 
     private static List<Integer> dependencies(JsonNode dependsOn, Map<String, Integer> names, int index) {
