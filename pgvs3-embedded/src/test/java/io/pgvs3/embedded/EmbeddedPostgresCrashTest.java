@@ -3,6 +3,7 @@ package io.pgvs3.embedded;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -142,7 +143,7 @@ class EmbeddedPostgresCrashTest {
         // keep draining so the child never blocks on a full pipe
         CompletableFuture.runAsync(() -> {
             try {
-                output.transferTo(java.io.Writer.nullWriter());
+                output.transferTo(Writer.nullWriter());
             }
             catch (IOException ignored) {
                 // the child was killed
