@@ -211,8 +211,16 @@ public final class EmbeddedPostgres implements AutoCloseable {
                 throw new IllegalStateException("A data directory is required");
             }
             Path installation = PostgresBinaries.install(binariesCache);
-            PostgresTools tools = new PostgresTools(installation, dataDirectory.toAbsolutePath().normalize(),
-                    OsUser.forServer(osUserName));
+            Path directory = dataDirectory.toAbsolutePath().normalize();
+            try {
+                // before OsUser looks at the directories above it
+                Files.createDirectories(directory);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Could not create the PostgreSQL data directory " + directory, ex);
+            }
+            PostgresTools tools = new PostgresTools(installation, directory,
+                    OsUser.forServer(osUserName, List.of(directory, installation)));
             EmbeddedPostgres postgres = new EmbeddedPostgres(tools, port == 0 ? freePort() : port);
             postgres.start(serverConfig);
             return postgres;

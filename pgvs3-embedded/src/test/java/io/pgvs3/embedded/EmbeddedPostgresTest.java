@@ -114,8 +114,9 @@ class EmbeddedPostgresTest {
     @Test
     void aTrustDataDirectoryOfAnEarlierVersionIsUpgradedInPlace() throws Exception {
         int oldPort = EmbeddedPostgres.freePort();
-        PostgresTools tools = new PostgresTools(PostgresBinaries.install(Path.of(System.getProperty("java.io.tmpdir"))),
-                dataDirectory, OsUser.forServer(null));
+        Path installation = PostgresBinaries.install(Path.of(System.getProperty("java.io.tmpdir")));
+        PostgresTools tools = new PostgresTools(installation, dataDirectory,
+                OsUser.forServer(null, List.of(dataDirectory, installation)));
         // what earlier versions did: initdb with trust, the server on 127.0.0.1 without a password
         tools.osUser().takeOwnership(dataDirectory);
         Files.setPosixFilePermissions(dataDirectory, PosixFilePermissions.fromString("rwx------"));
