@@ -40,6 +40,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
     private final int port;
     private volatile String password;
     private volatile PostmasterWatchdog watchdog;
+    private DataDirectoryLock lock;
     private volatile boolean running;
 
     private EmbeddedPostgres(PostgresTools tools, int port) {
@@ -96,6 +97,9 @@ public final class EmbeddedPostgres implements AutoCloseable {
         catch (RuntimeException ex) {
             log.warn("Could not stop embedded PostgreSQL cleanly", ex);
         }
+        finally {
+            releaseLock();
+        }
     }
 
     private synchronized void start(Map<String, String> serverConfig) {
@@ -109,6 +113,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
                         "-E", "UTF8", "--locale=C", "--no-instructions"), Duration.ofMinutes(3));
                 log.info("Initialised a new PostgreSQL data directory at {}", dataDirectory);
             }
+            lock = DataDirectoryLock.acquire(dataDirectory);
             new LeftoverPostmaster(tools).stopIfRunning();
             secure();
             Path logFile = dataDirectory.resolve(PostgresTools.LOG_FILE);
@@ -123,8 +128,21 @@ public final class EmbeddedPostgres implements AutoCloseable {
             log.info("Started embedded PostgreSQL on 127.0.0.1:{} (PID {}, data directory {}, log {})", port,
                     postmasterPid, dataDirectory, logFile);
         }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Could not prepare the PostgreSQL data directory " + dataDirectory, ex);
+        catch (IOException | RuntimeException ex) {
+            if (running) {
+                close();
+            }
+            releaseLock();
+            throw ex instanceof IOException io
+                    ? new UncheckedIOException("Could not prepare the PostgreSQL data directory " + dataDirectory, io)
+                    : (RuntimeException) ex;
+        }
+    }
+
+    private void releaseLock() {
+        if (lock != null) {
+            lock.close();
+            lock = null;
         }
     }
 

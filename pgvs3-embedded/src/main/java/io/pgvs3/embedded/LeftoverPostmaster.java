@@ -3,6 +3,7 @@ package io.pgvs3.embedded;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A PostgreSQL server that an earlier run left behind on the data directory, for example after the JVM that
- * started it was killed with {@code kill -9}.
+ * started it was killed with {@code kill -9}. Only looked for while holding the {@link DataDirectoryLock}, so that
+ * no live JVM still runs that server.
  * <p>
  * {@code postmaster.pid} names the server's PID. A live process of that PID is stopped only when it is a
  * {@code postgres} process working in this very data directory; any other process is left alone and the lock file,
@@ -99,11 +101,13 @@ final class LeftoverPostmaster {
     }
 
     static Optional<Long> recordedPid(Path dataDirectory) throws IOException {
-        Path pidFile = dataDirectory.resolve(PID_FILE);
-        if (!Files.exists(pidFile)) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(dataDirectory.resolve(PID_FILE), StandardCharsets.UTF_8);
+        }
+        catch (NoSuchFileException ex) {
             return Optional.empty();
         }
-        List<String> lines = Files.readAllLines(pidFile, StandardCharsets.UTF_8);
         if (lines.isEmpty()) {
             return Optional.empty();
         }

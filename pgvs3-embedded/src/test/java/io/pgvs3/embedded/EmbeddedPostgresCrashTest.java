@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The embedded PostgreSQL after its JVM was killed with {@code kill -9} ({@link Process#destroyForcibly()} sends
@@ -104,6 +105,22 @@ class EmbeddedPostgresCrashTest {
 
         assertRestartsWithTheData();
         assertThat(bystander.isAlive()).as("an unrelated process named by the lock file is left alone").isTrue();
+    }
+
+    @Test
+    void aDataDirectoryInUseByAnotherLiveJvmIsLeftAlone() throws Exception {
+        Process child = startChild();
+        long postmaster = postmasterPid();
+
+        assertThatThrownBy(() -> EmbeddedPostgres.builder().dataDirectory(dataDirectory).start())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is in use by another running process (PID " + child.pid() + ")");
+        assertThat(ProcessHandle.of(postmaster).map(ProcessHandle::isAlive)).contains(true);
+        assertThat(LeftoverPostmaster.recordedPid(dataDirectory)).contains(postmaster);
+
+        kill(child);
+        awaitGone(postmaster, Duration.ofSeconds(90));
+        assertRestartsWithTheData();
     }
 
     private void assertRestartsWithTheData() throws SQLException {

@@ -150,6 +150,18 @@ class EmbeddedPostgresTest {
         }
     }
 
+    @Test
+    void aSecondStartOnADataDirectoryInUseFailsAndLeavesTheServerRunning() throws SQLException {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().dataDirectory(dataDirectory).start()) {
+            assertThatThrownBy(() -> EmbeddedPostgres.builder().dataDirectory(dataDirectory).start())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("is in use by another running process");
+            try (Connection connection = connect(postgres)) {
+                assertThat(connection.isValid(5)).isTrue();
+            }
+        }
+    }
+
     static Connection connect(EmbeddedPostgres postgres) throws SQLException {
         return DriverManager.getConnection(postgres.jdbcUrl("postgres"), postgres.username(), postgres.password());
     }
