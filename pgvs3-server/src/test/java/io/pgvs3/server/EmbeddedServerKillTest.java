@@ -41,12 +41,19 @@ class EmbeddedServerKillTest {
     private final List<Process> servers = new ArrayList<>();
 
     @AfterEach
-    void stopServers() throws InterruptedException {
+    void stopServers() throws Exception {
         for (Process server : servers) {
             server.destroy();
             if (!server.waitFor(60, TimeUnit.SECONDS)) {
                 server.destroyForcibly();
             }
+        }
+        // a PostgreSQL a failed run left behind on the temporary data directory
+        Path pidFile = dataDir.resolve("postmaster.pid");
+        if (Files.exists(pidFile)) {
+            ProcessHandle.of(Long.parseLong(Files.readAllLines(pidFile).get(0).trim()))
+                    .filter(process -> process.info().commandLine().orElse("").contains("postgres -D " + dataDir))
+                    .ifPresent(ProcessHandle::destroyForcibly);
         }
     }
 
