@@ -2,6 +2,8 @@ package io.pgvs3.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -60,7 +62,10 @@ public final class BenchPostgres implements AutoCloseable {
                     .serverConfig("shared_preload_libraries", "pg_stat_statements")
                     .serverConfig("pg_stat_statements.track", "all")
                     .start();
-            return new BenchPostgres(postgres.jdbcUrl("postgres"), postgres, directory);
+            // the harness passes one URL everywhere (in this JVM only), so it carries the generated password
+            String adminUrl = postgres.jdbcUrl("postgres") + "&password="
+                    + URLEncoder.encode(postgres.password(), StandardCharsets.UTF_8);
+            return new BenchPostgres(adminUrl, postgres, directory);
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);

@@ -6,28 +6,53 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.UserPrincipal;
 import java.nio.file.attribute.UserPrincipalLookupService;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Who runs the PostgreSQL processes. PostgreSQL refuses to start as root, so a root JVM runs {@code initdb} and
- * {@code pg_ctl} through {@code setpriv} as an unprivileged user. That user keeps {@code CAP_DAC_OVERRIDE} as an
- * ambient capability so that a data directory below a private home directory (such as {@code /root}) stays
- * reachable.
+ * {@code pg_ctl} through {@code setpriv} as an unprivileged user.
+ * <p>
+ * That user gets no capability, unless a directory above the data directory or the binaries is closed to other
+ * users (such as {@code /root}): then it keeps {@code CAP_DAC_READ_SEARCH} as an ambient capability, which lets it
+ * pass through such directories (and read files), but never write outside what it owns.
  */
 record OsUser(String name, List<String> commandPrefix) {
 
-    static OsUser forServer(String requested) {
+    /** {@code paths}: the directories the server must reach (the data directory and the installation). */
+    static OsUser forServer(String requested, List<Path> paths) {
         if (!"root".equals(System.getProperty("user.name"))) {
             return new OsUser(System.getProperty("user.name"), List.of());
         }
         String name = requested != null ? requested : (userExists("postgres") ? "postgres" : "nobody");
         String id = idOutput("-u", name);
         String group = idOutput("-g", name);
-        return new OsUser(name, List.of("setpriv", "--reuid=" + id, "--regid=" + group, "--clear-groups",
-                "--inh-caps=+dac_override", "--ambient-caps=+dac_override", "--"));
+        List<String> prefix = new ArrayList<>(List.of("setpriv", "--reuid=" + id, "--regid=" + group,
+                "--clear-groups"));
+        if (!paths.stream().allMatch(OsUser::reachableByOthers)) {
+            prefix.addAll(List.of("--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"));
+        }
+        prefix.add("--");
+        return new OsUser(name, List.copyOf(prefix));
+    }
+
+    /** Whether every existing directory above {@code path} lets other users pass through. */
+    static boolean reachableByOthers(Path path) {
+        for (Path dir = path.toAbsolutePath().normalize().getParent(); dir != null; dir = dir.getParent()) {
+            try {
+                if (Files.exists(dir) && !Files.getPosixFilePermissions(dir).contains(PosixFilePermission.OTHERS_EXECUTE)) {
+                    return false;
+                }
+            }
+            catch (IOException ex) {
+                return false;
+            }
+        }
+        return true;
     }
 
     void takeOwnership(Path directory) throws IOException {

@@ -15,7 +15,8 @@ import org.springframework.util.StringUtils;
 
 /**
  * Starts an embedded PostgreSQL 17 on {@code pgvs3.embedded.data-dir} when no {@code spring.datasource.url} is
- * configured, and stops it after the connection pool has closed.
+ * configured, and stops it after the connection pool has closed. The pool logs in with the superuser password the
+ * embedded PostgreSQL generated and keeps in its data directory.
  */
 @Configuration(proxyBeanMethods = false)
 @Conditional(EmbeddedDatabaseConfiguration.NoDataSourceUrl.class)
@@ -36,6 +37,8 @@ public class EmbeddedDatabaseConfiguration {
     public HikariDataSource dataSource(EmbeddedPostgres postgres) {
         HikariDataSource dataSource = new HikariDataSource();
         dataSource.setJdbcUrl(postgres.jdbcUrl("postgres"));
+        dataSource.setUsername(postgres.username());
+        dataSource.setPassword(postgres.password());
         dataSource.setPoolName("pgvs3-embedded");
         return dataSource;
     }

@@ -10,7 +10,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("pgvs3.embedded")
 public class EmbeddedDatabaseProperties {
 
-    /** Where the embedded PostgreSQL keeps its data; it survives restarts. */
+    /**
+     * Where the embedded PostgreSQL keeps its data, and its generated superuser password (file
+     * pgvs3-superuser-password); it survives restarts.
+     */
     private Path dataDir = Path.of("pgvs3-data");
 
     /** TCP port on 127.0.0.1 for the embedded PostgreSQL; 0 picks a free one. */

@@ -24,6 +24,8 @@ import io.pgvs3.test.OjsClient.Response;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
+import org.springframework.beans.factory.annotation.Value;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.withinPercentage;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -39,6 +41,9 @@ class SharedQueueTest extends ServerTestSupport {
     private static final int JOBS = 300;
     private static final int MESSAGES = 300;
     private static final List<String> CONSUMERS = List.of("billing", "audit");
+
+    @Value("${spring.datasource.password:}")
+    private String password;
 
     /** Relations, functions and types outside the system schemas, as "kind namespace.name". */
     private static final String USER_OBJECTS = """
@@ -269,10 +274,15 @@ class SharedQueueTest extends ServerTestSupport {
         String database = uri.getPath().substring(1);
         Path out = Files.createTempFile("pgvs3-shared-", ".sql");
         try {
-            Process dump = new ProcessBuilder("pg_dump", "-h", uri.getHost(), "-p",
+            ProcessBuilder builder = new ProcessBuilder("pg_dump", "-w", "-h", uri.getHost(), "-p",
                     String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()), "-U", user, "-n", schema, "-f",
                     out.toString(), database)
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true);
+            if (password != null && !password.isEmpty()) {
+                // the embedded test PostgreSQL asks for its generated password
+                builder.environment().put("PGPASSWORD", password);
+            }
+            Process dump = builder.start();
             String output = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(dump.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(dump.exitValue()).as(output).isZero();

@@ -44,6 +44,8 @@ public class ShopApplication {
     HikariDataSource dataSource(EmbeddedPostgres postgres) {
         HikariDataSource dataSource = new HikariDataSource();
         dataSource.setJdbcUrl(postgres.jdbcUrl("postgres"));
+        dataSource.setUsername(postgres.username());
+        dataSource.setPassword(postgres.password());
         return dataSource;
     }
 }

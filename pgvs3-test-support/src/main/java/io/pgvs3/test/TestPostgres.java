@@ -128,7 +128,7 @@ public final class TestPostgres {
                 postgres.close();
                 deleteQuietly(dataDirectory);
             }, "pgvs3-test-pg-stop"));
-            return new TestPostgres(postgres.jdbcUrl("postgres"), null, null);
+            return new TestPostgres(postgres.jdbcUrl("postgres"), postgres.username(), postgres.password());
         }
         catch (java.io.IOException ex) {
             throw new java.io.UncheckedIOException(ex);
