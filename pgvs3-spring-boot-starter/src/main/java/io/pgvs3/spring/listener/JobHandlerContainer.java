@@ -42,6 +42,8 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
 
     private static final Logger log = LoggerFactory.getLogger(JobHandlerContainer.class);
 
+    private static final long PERMIT_WAIT_MILLIS = 50;
+
     private final String id;
     private final String queue;
     private final Map<String, JobHandlerMethodAdapter> handlers;
@@ -135,8 +137,12 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
             log.warn("Job handlers of {} did not finish within {}; interrupting them and releasing their jobs", id,
                     timeout);
             forced = true;
+            abandon();
             workers.shutdownNow();
-            awaitWorkers(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            if (!awaitWorkers(System.nanoTime() + TimeUnit.SECONDS.toNanos(5))) {
+                log.error("Job handlers of {} ignore the interrupt and are still running; their jobs are released",
+                        id);
+            }
         }
         completions.add(Completion.END);
         joinUntil(acker, Math.max(deadlineNanos, System.nanoTime() + TimeUnit.SECONDS.toNanos(5)));
@@ -162,9 +168,13 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         while (isRunning()) {
             long seen = wakeUps();
             try {
-                if (waitWhilePaused(seen)
-                        || !permits.tryAcquire(polling.listenPollInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+                // a short wait for a free slot, so that a stop is seen at once while every handler is busy
+                if (waitWhilePaused(seen) || !permits.tryAcquire(PERMIT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                     continue;
+                }
+                if (!isRunning()) {
+                    permits.release();
+                    return;
                 }
                 int count = 1 + permits.drainPermits();
                 long leasedAt = System.nanoTime();
@@ -360,6 +370,11 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
 
         @Override
         public void run() {
+            if (!isRunning()) {
+                // fetched ahead, not started before the stop: handed back at once instead of started
+                release(job);
+                return;
+            }
             JobHandlerContainer.this.run(job);
         }
     }

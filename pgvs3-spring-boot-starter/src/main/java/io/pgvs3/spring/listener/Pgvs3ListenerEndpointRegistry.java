@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -155,14 +156,21 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
         synchronized (this) {
             running = false;
             ready = false;
-            stopping = List.copyOf(containers.values());
+            stopping = containers.values().stream().filter(Pgvs3ListenerContainer::isRunning).toList();
         }
+        if (stopping.isEmpty()) {
+            return;
+        }
+        List<String> ids = stopping.stream().map(Pgvs3ListenerContainer::id).toList();
+        log.info("Stopping pgvs3 listener containers {} (shutdown timeout {})", ids, shutdownTimeout);
+        long start = System.nanoTime();
         CompletableFuture<?>[] stops = stopping.stream()
-                .filter(Pgvs3ListenerContainer::isRunning)
                 .map(container -> CompletableFuture.runAsync(() -> container.stop(shutdownTimeout),
                         runnable -> new Thread(runnable, "pgvs3-stop-" + container.id()).start()))
                 .toArray(CompletableFuture[]::new);
         CompletableFuture.allOf(stops).join();
+        log.info("Stopped pgvs3 listener containers {} in {} ms", ids,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
     @Override

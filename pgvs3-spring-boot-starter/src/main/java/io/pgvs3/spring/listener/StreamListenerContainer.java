@@ -129,15 +129,21 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         for (Thread thread : stopping) {
             joinUntil(thread, deadlineNanos);
         }
+        if (stopping.stream().noneMatch(Thread::isAlive)) {
+            return;
+        }
+        abandon();
+        log.warn("Stream listener {} did not finish its batch within {}; abandoning it: no further message is "
+                + "handled and the batch stays unacknowledged, to be delivered again", endpoint.id(), timeout);
         for (Thread thread : stopping) {
-            if (thread.isAlive()) {
-                log.warn("Stream listener {} did not finish its batch within {}; interrupting it (the batch stays "
-                        + "unacknowledged and is delivered again)", endpoint.id(), timeout);
-                thread.interrupt();
-            }
+            thread.interrupt();
         }
         for (Thread thread : stopping) {
             joinUntil(thread, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            if (thread.isAlive()) {
+                log.error("Stream listener {}: the handler call on thread {} ignores the interrupt and is still "
+                        + "running; its batch will be delivered again", endpoint.id(), thread.getName());
+            }
         }
     }
 
@@ -146,10 +152,15 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         while (isRunning()) {
             long seen = wakeUps();
             try {
-                if (waitWhilePaused(seen)) {
+                if (waitWhilePaused(seen) || !isRunning()) {
                     continue;
                 }
                 StreamBatch batch = receive(member);
+                if (!isRunning() && batch.batchId() != null && !batch.messages().isEmpty()) {
+                    log.debug("Stream listener {} stops before handling batch {}; it is delivered again",
+                            endpoint.id(), batch.batchId());
+                    return;
+                }
                 if (batch.batchId() == null || batch.messages().isEmpty()) {
                     if (batch.batchId() != null) {
                         store.ack(endpoint.queue(), batch.batchId());
@@ -160,12 +171,18 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                 idle.reset();
                 process(batch);
             }
+            catch (BatchAbandonedException ex) {
+                log.info("Stream listener {} left batch {} ({} messages) unacknowledged at shutdown; it is "
+                        + "delivered again", endpoint.id(), ex.batchId(), ex.size());
+                return;
+            }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 return;
             }
             catch (RuntimeException ex) {
-                if (!isRunning() && Thread.currentThread().isInterrupted()) {
+                if (!isRunning()) {
+                    log.debug("Stream listener {} stopped while receiving: {}", endpoint.id(), ex.toString());
                     return;
                 }
                 log.warn("Stream listener {} failed to receive from {}: {}", endpoint.id(), endpoint.queue(),
@@ -226,10 +243,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         long batchId = batch.batchId();
         List<Failure> failures = adapter.isBatch() ? handleBatch(batch.messages(), batchId)
                 : handleEach(batch.messages(), batchId);
-        if (Thread.currentThread().isInterrupted()) {
-            // Forced shutdown: leave the batch active so it is delivered again in full.
-            throw new IllegalStateException("Interrupted while handling batch " + batchId);
-        }
+        requireNotAbandoned(batch);
         for (Failure failure : failures) {
             nack(batchId, failure);
         }
@@ -240,6 +254,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     private List<Failure> handleEach(List<ReceivedMessage> messages, long batchId) {
         List<Failure> failures = new ArrayList<>();
         for (ReceivedMessage message : messages) {
+            requireNotAbandoned(batchId, messages.size());
             RuntimeException error = invoke(() -> adapter.onMessage(message, batchId));
             if (error != null) {
                 failures.add(new Failure(message, error));
@@ -253,6 +268,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         int size = endpoint.maxBatchSize();
         for (int from = 0; from < messages.size(); from += size) {
             List<ReceivedMessage> chunk = messages.subList(from, Math.min(messages.size(), from + size));
+            requireNotAbandoned(batchId, messages.size());
             RuntimeException error = invoke(() -> adapter.onBatch(chunk, batchId));
             if (error != null) {
                 chunk.forEach(message -> failures.add(new Failure(message, error)));
@@ -278,6 +294,17 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         metrics.handled("stream", endpoint.id(), endpoint.queue(), Duration.ofNanos(System.nanoTime() - start),
                 error == null);
         return error;
+    }
+
+    /** Past the shutdown timeout nothing more is handled, nacked or acked: the batch is left for redelivery. */
+    private void requireNotAbandoned(StreamBatch batch) {
+        requireNotAbandoned(batch.batchId(), batch.messages().size());
+    }
+
+    private void requireNotAbandoned(long batchId, int size) {
+        if (isAbandoned()) {
+            throw new BatchAbandonedException(batchId, size);
+        }
     }
 
     private void nack(long batchId, Failure failure) {
@@ -315,6 +342,27 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     }
 
     private record Failure(ReceivedMessage message, RuntimeException error) {
+    }
+
+    /** Unwinds a batch abandoned at shutdown (and rolls back its transaction, when transactional). */
+    private static final class BatchAbandonedException extends RuntimeException {
+
+        private final long batchId;
+        private final int size;
+
+        BatchAbandonedException(long batchId, int size) {
+            super("batch " + batchId + " abandoned at shutdown", null, false, false);
+            this.batchId = batchId;
+            this.size = size;
+        }
+
+        long batchId() {
+            return batchId;
+        }
+
+        int size() {
+            return size;
+        }
     }
 
     @Override
