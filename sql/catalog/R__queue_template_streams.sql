@@ -784,8 +784,11 @@ $fn$;
 
 -- Nacks one message of an outstanding batch: it is scheduled for redelivery with its retry count raised, or
 -- dead-lettered once max_retries is used up. The batch stays outstanding, to be acked for the rest.
+-- p_dead_letter sends the message to the dead letters at once, whatever its retry count (a listener's error handler
+-- classified the failure as not retryable).
+DROP FUNCTION IF EXISTS @schema@.stream_nack(bigint, text, interval, text);
 CREATE OR REPLACE FUNCTION @schema@.stream_nack(p_batch_id bigint, p_event_id text, p_retry_after interval,
-                                                p_reason text)
+                                                p_reason text, p_dead_letter boolean DEFAULT false)
 RETURNS TABLE (event_id text, action text, retry_count integer)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -820,7 +823,7 @@ BEGIN
     END IF;
     INSERT INTO @schema@.stream_nacks (part, batch_id, seq) VALUES (@schema@.stream_meta_part(), p_batch_id, v_event.seq);
     SELECT c.max_retries INTO v_max_retries FROM @schema@.stream_config c;
-    IF v_event.retry_count >= v_max_retries THEN
+    IF p_dead_letter OR v_event.retry_count >= v_max_retries THEN
         SELECT s.consumer INTO v_consumer FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_batch.sub_id;
         INSERT INTO @schema@.stream_dead_letters (event_id, type, payload, headers, retry_count, reason, consumer)
         VALUES (v_event.event_id, v_event.type, v_event.payload, v_event.headers, v_event.retry_count, p_reason,

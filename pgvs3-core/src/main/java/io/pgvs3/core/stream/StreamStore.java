@@ -198,6 +198,15 @@ public class StreamStore {
      * raised, or dead-lettered when max_retries is used up. The batch stays outstanding.
      */
     public NackResult nack(String queue, long batchId, String messageId, Duration retryAfter, String reason) {
+        return nack(queue, batchId, messageId, retryAfter, reason, false);
+    }
+
+    /**
+     * Nacks one message of an outstanding batch; with {@code deadLetter} it goes to the dead letters at once,
+     * whatever its retry count, else it is retried as by {@link #nack(String, long, String, Duration, String)}.
+     */
+    public NackResult nack(String queue, long batchId, String messageId, Duration retryAfter, String reason,
+            boolean deadLetter) {
         QueueName name = QueueName.of(queue);
         if (messageId == null || messageId.isEmpty()) {
             throw Pgvs3Exception.invalidRequest("message_id is required", "message_id");
@@ -206,9 +215,9 @@ public class StreamStore {
             throw Pgvs3Exception.invalidRequest("retry_after must not be negative", "retry_after");
         }
         return existing(name, () -> jdbc.queryForObject(
-                "SELECT event_id, action, retry_count FROM " + function(name, "stream_nack") + "(?, ?, ?, ?)",
+                "SELECT event_id, action, retry_count FROM " + function(name, "stream_nack") + "(?, ?, ?, ?, ?)",
                 (rs, row) -> new NackResult(rs.getString(1), rs.getString(2), rs.getInt(3)),
-                batchId, messageId, interval(retryAfter == null ? Duration.ZERO : retryAfter), reason));
+                batchId, messageId, interval(retryAfter == null ? Duration.ZERO : retryAfter), reason, deadLetter));
     }
 
     /** Consumers with cursors, lag and outstanding batches, as the HTTP binding shows them. */

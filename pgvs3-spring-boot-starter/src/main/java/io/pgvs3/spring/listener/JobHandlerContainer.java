@@ -25,6 +25,8 @@ import io.pgvs3.spring.core.Pgvs3Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.util.backoff.FixedBackOff;
+
 /**
  * Runs the {@code @JobHandler} methods of one queue.
  * <p>
@@ -47,6 +49,8 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     private final String id;
     private final String queue;
     private final Map<String, JobHandlerMethodAdapter> handlers;
+    private final Map<String, ListenerErrorHandler> errorHandlers;
+    private final ListenerErrorHandler defaultErrorHandler;
     private final int concurrency;
     private final JobContainerSettings settings;
     private final JobStore store;
@@ -65,10 +69,24 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     public JobHandlerContainer(String id, String queue, Map<String, JobHandlerMethodAdapter> handlers,
             int concurrency, JobContainerSettings settings, JobStore store, NotificationHub notifications,
             PollingSettings polling, Pgvs3Metrics metrics, String workerId) {
+        this(id, queue, handlers, Map.of(), new DefaultListenerErrorHandler(new FixedBackOff(0, Long.MAX_VALUE)), concurrency, settings, store, notifications, polling, metrics,
+                workerId);
+    }
+
+    /**
+     * @param errorHandlers       the error handler of each job type that has one of its own
+     * @param defaultErrorHandler the error handler of the other types
+     */
+    public JobHandlerContainer(String id, String queue, Map<String, JobHandlerMethodAdapter> handlers,
+            Map<String, ListenerErrorHandler> errorHandlers, ListenerErrorHandler defaultErrorHandler,
+            int concurrency, JobContainerSettings settings, JobStore store, NotificationHub notifications,
+            PollingSettings polling, Pgvs3Metrics metrics, String workerId) {
         super(notifications, polling);
         this.id = id;
         this.queue = queue;
         this.handlers = Map.copyOf(handlers);
+        this.errorHandlers = Map.copyOf(errorHandlers);
+        this.defaultErrorHandler = defaultErrorHandler;
         this.concurrency = concurrency;
         this.settings = settings;
         this.store = store;
@@ -227,11 +245,37 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         }
     }
 
-    private void fail(Job job, Throwable error) {
+    /**
+     * Asks the type's error handler what follows a failed attempt, then fails the job: retryable (the job's retry
+     * policy decides when) or not (discarded, or dead-lettered as its policy says). Logs one line per failure.
+     */
+    private void fail(Job job, Throwable thrown) {
+        Throwable error = StreamListenerContainer.unwrap(thrown);
+        DeliveryFailure delivery = new DeliveryFailure(DeliveryFailure.Kind.JOB, id, queue, job.type(), job.id(),
+                job.attempt(), job.maxAttempts(), error, job);
+        FailureAction action;
         try {
-            store.nack(job.id(), workerId, jobError(error), false);
+            action = errorHandlers.getOrDefault(job.type(), defaultErrorHandler).handle(delivery);
+        }
+        catch (RuntimeException ex) {
+            log.error("Error handler of job type {} failed on job {}: {}", job.type(), job.id(), ex.toString());
+            action = FailureAction.retry(Duration.ZERO);
+        }
+        boolean retry = action.kind() == FailureAction.Kind.RETRY;
+        try {
+            Job failed = store.nack(job.id(), workerId, jobError(error, retry), false);
             metrics.jobFinished(queue, job.type(), "failed");
-            log.debug("Job {} of type {} failed", job.id(), job.type(), error);
+            String next = switch (failed.state()) {
+                case RETRYABLE, SCHEDULED, AVAILABLE -> "retried by its retry policy";
+                case DISCARDED -> action.kind() == FailureAction.Kind.RECOVERED ? "recovered and discarded"
+                        : "discarded" + (retry ? ": attempts exhausted" : "");
+                default -> failed.state().wireValue();
+            };
+            log.warn("Job handler {} failed on job {} (queue {}, type {}, attempt {} of {}): {}; {}", id, job.id(),
+                    queue, job.type(), job.attempt(), job.maxAttempts(), error.toString(), next);
+            if (log.isDebugEnabled()) {
+                log.debug("Failure of job " + job.id(), error);
+            }
         }
         catch (RuntimeException ex) {
             log.warn("Could not record the failure of job {}: {}", job.id(), ex.toString());
@@ -241,9 +285,8 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         }
     }
 
-    static JobError jobError(Throwable error) {
+    static JobError jobError(Throwable error, boolean retryable) {
         String message = error.getMessage() == null ? error.getClass().getName() : error.getMessage();
-        boolean retryable = !(error instanceof MessageConversionException);
         return JobError.of(error.getClass().getSimpleName(), message, retryable,
                 "{\"error_class\":\"" + error.getClass().getName() + "\"}");
     }

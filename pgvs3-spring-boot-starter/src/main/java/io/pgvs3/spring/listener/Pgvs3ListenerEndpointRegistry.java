@@ -42,7 +42,9 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
     }
 
     public synchronized void registerStreamListener(StreamListenerEndpoint endpoint) {
-        add(factory.createStreamContainer(endpoint), endpoint.autoStartup());
+        Pgvs3ListenerContainerFactory builder = endpoint.containerFactory() != null ? endpoint.containerFactory()
+                : factory;
+        add(builder.createStreamContainer(endpoint), endpoint.autoStartup());
     }
 
     /** Registers all job handlers; those of one queue share a container with id {@code jobs.<queue>}. */
@@ -54,7 +56,14 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
         byQueue.forEach((queue, handlers) -> {
             String id = "jobs." + queue;
             boolean start = handlers.stream().anyMatch(JobHandlerEndpoint::autoStartup);
-            add(factory.createJobContainer(id, queue, handlers), start);
+            List<Pgvs3ListenerContainerFactory> factories = handlers.stream()
+                    .map(handler -> handler.containerFactory() != null ? handler.containerFactory() : factory)
+                    .distinct().toList();
+            if (factories.size() > 1) {
+                throw new IllegalStateException("The @JobHandler methods of queue " + queue + " share one container "
+                        + "and so must name the same containerFactory");
+            }
+            add(factories.get(0).createJobContainer(id, queue, handlers), start);
         });
     }
 

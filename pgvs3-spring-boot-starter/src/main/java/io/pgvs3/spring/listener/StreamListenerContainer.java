@@ -19,15 +19,13 @@ import org.slf4j.LoggerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.util.backoff.BackOff;
-import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Consumes one queue as one consumer, with one thread per cooperative member.
  * <p>
- * Each member receives a batch, hands it to the listener method, nacks every message whose handling failed (with
- * a delay taken from the {@link BackOff} for the message's retry count; the database dead-letters it once it
- * exhausted the queue's {@code max_retries}), and acks the batch. While batches keep coming it receives again at
+ * Each member receives a batch, hands it to the listener method, asks the {@link ListenerErrorHandler} what follows
+ * for every message whose handling failed (a nack with a delay, a dead letter, or a recoverer's work; the database
+ * dead-letters a retried message once it exhausted the queue's {@code max_retries}), and acks the batch. While batches keep coming it receives again at
  * once; when one comes back empty it waits for a {@code LISTEN} notification on the queue's channel, or polls with
  * a growing interval when notifications are off or unavailable.
  * <p>
@@ -41,7 +39,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     private final StreamListenerEndpoint endpoint;
     private final StreamListenerMethodAdapter adapter;
     private final StreamStore store;
-    private final BackOff backOff;
+    private final ListenerErrorHandler errorHandler;
     private final TransactionTemplate batchTransaction;
     private final TransactionTemplate messageTransaction;
     private final Pgvs3Metrics metrics;
@@ -50,13 +48,13 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     private List<Thread> threads = List.of();
 
     public StreamListenerContainer(StreamListenerEndpoint endpoint, StreamListenerMethodAdapter adapter,
-            StreamStore store, NotificationHub notifications, PollingSettings polling, BackOff backOff,
+            StreamStore store, NotificationHub notifications, PollingSettings polling, ListenerErrorHandler errorHandler,
             PlatformTransactionManager transactionManager, Pgvs3Metrics metrics, String memberPrefix) {
         super(notifications, polling);
         this.endpoint = endpoint;
         this.adapter = adapter;
         this.store = store;
-        this.backOff = backOff;
+        this.errorHandler = errorHandler;
         this.metrics = metrics;
         if (endpoint.transactional()) {
             if (transactionManager == null) {
@@ -104,7 +102,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     @Override
     protected void beforeStart() {
         if (endpoint.subscribe()) {
-            store.subscribe(endpoint.queue(), endpoint.consumer(), null);
+            store.subscribe(endpoint.queue(), endpoint.consumer(), endpoint.startFrom());
         }
     }
 
@@ -245,7 +243,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                 : handleEach(batch.messages(), batchId);
         requireNotAbandoned(batch);
         for (Failure failure : failures) {
-            nack(batchId, failure);
+            handleFailure(batchId, failure);
         }
         store.ack(endpoint.queue(), batchId);
         metrics.acked(endpoint.queue(), endpoint.consumer(), batch.messages().size());
@@ -307,33 +305,50 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         }
     }
 
-    private void nack(long batchId, Failure failure) {
+    /** Asks the error handler what follows a failed message, does it, and logs one line for the failure. */
+    private void handleFailure(long batchId, Failure failure) {
         ReceivedMessage message = failure.message();
-        Duration delay = retryDelay(message.retryCount());
-        NackResult result = store.nack(endpoint.queue(), batchId, message.id(), delay, describe(failure.error()));
-        metrics.nacked(endpoint.queue(), endpoint.consumer(), result.action());
-        if ("dead_letter".equals(result.action())) {
-            log.warn("Stream listener {} dead-lettered message {} of {} after {} retries: {}", endpoint.id(),
-                    message.id(), endpoint.queue(), message.retryCount(), failure.error().toString());
+        Throwable error = unwrap(failure.error());
+        int attempt = message.retryCount() + 1;
+        DeliveryFailure delivery = new DeliveryFailure(DeliveryFailure.Kind.STREAM, endpoint.id(), endpoint.queue(),
+                endpoint.consumer(), message.id(), attempt, 0, error, message);
+        FailureAction action;
+        try {
+            action = errorHandler.handle(delivery);
         }
-        else {
-            log.debug("Stream listener {} failed on message {}; retry {} in {}", endpoint.id(), message.id(),
-                    result.retryCount(), delay, failure.error());
+        catch (RuntimeException ex) {
+            log.error("Error handler of stream listener {} failed; message {} is retried: {}", endpoint.id(),
+                    message.id(), ex.toString());
+            action = FailureAction.retry(ERROR_PAUSE);
+        }
+        String outcome;
+        switch (action.kind()) {
+            case RETRY -> {
+                NackResult result = store.nack(endpoint.queue(), batchId, message.id(), action.delay(),
+                        describe(error), false);
+                metrics.nacked(endpoint.queue(), endpoint.consumer(), result.action());
+                outcome = "dead_letter".equals(result.action())
+                        ? "dead-lettered: the queue's max_retries is used up"
+                        : "retry in " + action.delay().toMillis() + " ms";
+            }
+            case DEAD_LETTER -> {
+                NackResult result = store.nack(endpoint.queue(), batchId, message.id(), Duration.ZERO,
+                        describe(error), true);
+                metrics.nacked(endpoint.queue(), endpoint.consumer(), result.action());
+                outcome = "dead-lettered";
+            }
+            default -> outcome = "recovered";
+        }
+        log.warn("Stream listener {} failed on message {} (queue {}, consumer {}, attempt {}): {}; {}", endpoint.id(),
+                message.id(), endpoint.queue(), endpoint.consumer(), attempt, error.toString(), outcome);
+        if (log.isDebugEnabled()) {
+            log.debug("Failure of message " + message.id() + " in stream listener " + endpoint.id(), error);
         }
     }
 
-    /** The BackOff's delay for the attempt after {@code retryCount} earlier failures. */
-    Duration retryDelay(int retryCount) {
-        BackOffExecution execution = backOff.start();
-        long delay = 0;
-        for (int i = 0; i <= retryCount; i++) {
-            long next = execution.nextBackOff();
-            if (next == BackOffExecution.STOP) {
-                break;
-            }
-            delay = next;
-        }
-        return Duration.ofMillis(delay);
+    static Throwable unwrap(Throwable error) {
+        return error instanceof ListenerExecutionFailedException && error.getCause() != null ? error.getCause()
+                : error;
     }
 
     private static String describe(Throwable error) {
