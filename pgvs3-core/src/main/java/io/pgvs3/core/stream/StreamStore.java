@@ -148,14 +148,27 @@ public class StreamStore {
      * is 0, else at that tick. An existing subscription is returned unchanged.
      */
     public Subscription subscribe(String queue, String consumer, Long fromTick) {
+        return subscribe(queue, consumer, fromTick, false);
+    }
+
+    /**
+     * Subscribes a consumer that receives only what commits from now on: a tick is made first when events
+     * committed after the latest one. An existing subscription is returned unchanged.
+     */
+    public Subscription subscribeFromNow(String queue, String consumer) {
+        return subscribe(queue, consumer, null, true);
+    }
+
+    private Subscription subscribe(String queue, String consumer, Long fromTick, boolean now) {
         QueueName name = QueueName.of(queue);
         requireName(consumer, "consumer");
         if (fromTick != null && fromTick < 0) {
             throw Pgvs3Exception.invalidRequest("from_tick must not be negative", "from_tick");
         }
         return creating(name, () -> jdbc.queryForObject(
-                "SELECT consumer, last_tick, created FROM " + function(name, "stream_subscribe") + "(?, ?)",
-                (rs, row) -> new Subscription(rs.getString(1), rs.getLong(2), rs.getBoolean(3)), consumer, fromTick));
+                "SELECT consumer, last_tick, created FROM " + function(name, "stream_subscribe") + "(?, ?, ?)",
+                (rs, row) -> new Subscription(rs.getString(1), rs.getLong(2), rs.getBoolean(3)), consumer, fromTick,
+                now));
     }
 
     /** Removes a consumer and its outstanding batches; false when there was no such consumer. */

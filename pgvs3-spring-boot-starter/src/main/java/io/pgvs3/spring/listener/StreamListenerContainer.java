@@ -102,7 +102,12 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     @Override
     protected void beforeStart() {
         if (endpoint.subscribe()) {
-            store.subscribe(endpoint.queue(), endpoint.consumer(), endpoint.startFrom());
+            if (endpoint.startFrom() == null) {
+                store.subscribeFromNow(endpoint.queue(), endpoint.consumer());
+            }
+            else {
+                store.subscribe(endpoint.queue(), endpoint.consumer(), endpoint.startFrom());
+            }
         }
     }
 
