@@ -172,7 +172,10 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                     continue;
                 }
                 idle.reset();
-                process(batch);
+                if (!process(batch)) {
+                    // left unacknowledged by a manual listener: delivered again, after a pause instead of at once
+                    pauseAfterError(seen);
+                }
             }
             catch (BatchAbandonedException ex) {
                 log.info("Stream listener {} left batch {} ({} messages) unacknowledged at shutdown; it is "
@@ -232,52 +235,109 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         return (int) Math.min(needed, StreamStore.MAX_RECEIVE);
     }
 
-    private void process(StreamBatch batch) {
+    /** Handles a batch; false when a manual listener left it unacknowledged. */
+    private boolean process(StreamBatch batch) {
         metrics.received(endpoint.queue(), endpoint.consumer(), batch.messages().size());
         if (batchTransaction != null) {
-            batchTransaction.executeWithoutResult(status -> handleAndAck(batch));
+            return Boolean.TRUE.equals(batchTransaction.execute(status -> handleAndAck(batch)));
         }
-        else {
-            handleAndAck(batch);
-        }
+        return handleAndAck(batch);
     }
 
-    private void handleAndAck(StreamBatch batch) {
+    private boolean handleAndAck(StreamBatch batch) {
         long batchId = batch.batchId();
-        List<Failure> failures = adapter.isBatch() ? handleBatch(batch.messages(), batchId)
-                : handleEach(batch.messages(), batchId);
+        Outcome outcome = new Outcome();
+        if (adapter.isBatch()) {
+            handleBatch(batch.messages(), batchId, outcome);
+        }
+        else {
+            handleEach(batch.messages(), batchId, outcome);
+        }
         requireNotAbandoned(batch);
-        for (Failure failure : failures) {
+        for (Failure failure : outcome.failures) {
             handleFailure(batchId, failure);
+        }
+        for (ManualNack nack : outcome.nacks) {
+            manualNack(batchId, nack);
+        }
+        if (outcome.undecided > 0) {
+            log.warn("Stream listener {} returned without acknowledging or nacking {} message(s) of batch {}; the "
+                    + "batch stays unacknowledged and is delivered again", endpoint.id(), outcome.undecided, batchId);
+            return false;
         }
         store.ack(endpoint.queue(), batchId);
         metrics.acked(endpoint.queue(), endpoint.consumer(), batch.messages().size());
+        return true;
     }
 
-    private List<Failure> handleEach(List<ReceivedMessage> messages, long batchId) {
-        List<Failure> failures = new ArrayList<>();
+    private void handleEach(List<ReceivedMessage> messages, long batchId, Outcome outcome) {
         for (ReceivedMessage message : messages) {
             requireNotAbandoned(batchId, messages.size());
-            RuntimeException error = invoke(() -> adapter.onMessage(message, batchId));
+            ManualAcknowledgment acknowledgment = adapter.isManual() ? new ManualAcknowledgment(1) : null;
+            RuntimeException error = invoke(() -> adapter.onMessage(message, batchId, acknowledgment));
             if (error != null) {
-                failures.add(new Failure(message, error));
+                outcome.failures.add(new Failure(message, error));
+            }
+            else if (acknowledgment != null) {
+                outcome.decided(List.of(message), acknowledgment);
             }
         }
-        return failures;
     }
 
-    private List<Failure> handleBatch(List<ReceivedMessage> messages, long batchId) {
-        List<Failure> failures = new ArrayList<>();
+    private void handleBatch(List<ReceivedMessage> messages, long batchId, Outcome outcome) {
         int size = endpoint.maxBatchSize();
         for (int from = 0; from < messages.size(); from += size) {
             List<ReceivedMessage> chunk = messages.subList(from, Math.min(messages.size(), from + size));
             requireNotAbandoned(batchId, messages.size());
-            RuntimeException error = invoke(() -> adapter.onBatch(chunk, batchId));
+            ManualAcknowledgment acknowledgment = adapter.isManual() ? new ManualAcknowledgment(chunk.size()) : null;
+            RuntimeException error = invoke(() -> adapter.onBatch(chunk, batchId, acknowledgment));
             if (error != null) {
-                chunk.forEach(message -> failures.add(new Failure(message, error)));
+                chunk.forEach(message -> outcome.failures.add(new Failure(message, error)));
+            }
+            else if (acknowledgment != null) {
+                outcome.decided(chunk, acknowledgment);
             }
         }
-        return failures;
+    }
+
+    /** A nack a manual listener asked for; a message nacked on an earlier delivery of the batch stays nacked. */
+    private void manualNack(long batchId, ManualNack nack) {
+        try {
+            NackResult result = store.nack(endpoint.queue(), batchId, nack.message().id(), nack.delay(),
+                    "nacked by the listener", false);
+            metrics.nacked(endpoint.queue(), endpoint.consumer(), result.action());
+            log.debug("Stream listener {} nacked message {}: {}", endpoint.id(), nack.message().id(), result.action());
+        }
+        catch (Pgvs3Exception ex) {
+            if (ex.code() != ErrorCode.CONFLICT) {
+                throw ex;
+            }
+            log.debug("Message {} of batch {} was nacked on an earlier delivery", nack.message().id(), batchId);
+        }
+    }
+
+    /** What the listener made of one batch: failures for the error handler, manual nacks, undecided messages. */
+    private static final class Outcome {
+
+        final List<Failure> failures = new ArrayList<>();
+        final List<ManualNack> nacks = new ArrayList<>();
+        int undecided;
+
+        void decided(List<ReceivedMessage> messages, ManualAcknowledgment acknowledgment) {
+            if (!acknowledgment.isDecided()) {
+                undecided += messages.size();
+                return;
+            }
+            for (int i = 0; i < messages.size(); i++) {
+                Duration delay = acknowledgment.nackDelay(i);
+                if (delay != null) {
+                    nacks.add(new ManualNack(messages.get(i), delay));
+                }
+            }
+        }
+    }
+
+    private record ManualNack(ReceivedMessage message, Duration delay) {
     }
 
     private RuntimeException invoke(Runnable call) {
@@ -327,6 +387,24 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
             action = FailureAction.retry(ERROR_PAUSE);
         }
         String outcome;
+        try {
+            outcome = carryOut(batchId, message, error, action);
+        }
+        catch (Pgvs3Exception ex) {
+            if (ex.code() != ErrorCode.CONFLICT) {
+                throw ex;
+            }
+            outcome = "already nacked on an earlier delivery of the batch";
+        }
+        log.warn("Stream listener {} failed on message {} (queue {}, consumer {}, attempt {}): {}; {}", endpoint.id(),
+                message.id(), endpoint.queue(), endpoint.consumer(), attempt, error.toString(), outcome);
+        if (log.isDebugEnabled()) {
+            log.debug("Failure of message " + message.id() + " in stream listener " + endpoint.id(), error);
+        }
+    }
+
+    private String carryOut(long batchId, ReceivedMessage message, Throwable error, FailureAction action) {
+        String outcome;
         switch (action.kind()) {
             case RETRY -> {
                 NackResult result = store.nack(endpoint.queue(), batchId, message.id(), action.delay(),
@@ -344,11 +422,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
             }
             default -> outcome = "recovered";
         }
-        log.warn("Stream listener {} failed on message {} (queue {}, consumer {}, attempt {}): {}; {}", endpoint.id(),
-                message.id(), endpoint.queue(), endpoint.consumer(), attempt, error.toString(), outcome);
-        if (log.isDebugEnabled()) {
-            log.debug("Failure of message " + message.id() + " in stream listener " + endpoint.id(), error);
-        }
+        return outcome;
     }
 
     static Throwable unwrap(Throwable error) {
