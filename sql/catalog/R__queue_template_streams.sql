@@ -1120,6 +1120,39 @@ LANGUAGE sql STABLE AS $fn$
                                            WHERE a.batch_id = p_batch.batch_id))
 $fn$;
 
+-- The lag of a cursor at the tick (p_snapshot, p_max_seq): the events committed after that tick and visible now, and
+-- when the oldest of them was appended. Sequence numbers drawn since the tick bound it (a rolled-back append draws
+-- numbers but leaves no event, so they are not the lag itself): with none drawn it is 0 without reading an event;
+-- else up to 10,000 events are counted, and beyond that the drawn numbers estimate it.
+CREATE OR REPLACE FUNCTION @schema@.stream_lag(p_snapshot pg_snapshot, p_max_seq bigint,
+                                               OUT events bigint, OUT oldest timestamptz)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_drawn bigint;
+    v_now   pg_snapshot := pg_current_snapshot();
+BEGIN
+    events := 0;
+    IF p_snapshot IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT greatest(0, CASE WHEN sq.is_called THEN sq.last_value ELSE 0 END - p_max_seq) INTO v_drawn
+    FROM @schema@.stream_seq sq;
+    IF v_drawn = 0 THEN
+        RETURN;
+    END IF;
+    SELECT count(*), min(d.created_at) INTO events, oldest
+    FROM (SELECT e.created_at
+          FROM @schema@.stream_events e
+          WHERE e.txid >= pg_snapshot_xmin(p_snapshot) AND e.txid < pg_snapshot_xmax(v_now)
+            AND pg_visible_in_snapshot(e.txid, v_now) AND NOT pg_visible_in_snapshot(e.txid, p_snapshot)
+          ORDER BY e.seq
+          LIMIT 10001) d;
+    IF events > 10000 THEN
+        events := greatest(events, v_drawn);
+    END IF;
+END
+$fn$;
+
 -- Consumers with their cursors, lag and outstanding batches, as JSON.
 CREATE OR REPLACE FUNCTION @schema@.stream_consumers()
 RETURNS jsonb
@@ -1128,9 +1161,9 @@ LANGUAGE sql STABLE AS $fn$
                'name', s.consumer,
                'last_tick', s.last_tick,
                'next_tick', @schema@.stream_next_tick(s.sub_id, s.last_tick),
-               'lag', greatest(0, (SELECT CASE WHEN sq.is_called THEN sq.last_value ELSE 0 END
-                                   FROM @schema@.stream_seq sq) - t.max_seq),
-               'lag_seconds', greatest(0, extract(epoch FROM now() - t.created_at))::bigint,
+               'lag', l.events,
+               'lag_seconds', CASE WHEN l.events = 0 THEN 0
+                                   ELSE greatest(0, extract(epoch FROM now() - l.oldest))::bigint END,
                'created_at', s.created_at,
                'batches', (SELECT coalesce(jsonb_agg(@schema@.stream_batch_json(b, s.consumer) - 'consumer'
                                                      ORDER BY b.start_tick, b.batch_id), '[]')
@@ -1139,6 +1172,7 @@ LANGUAGE sql STABLE AS $fn$
            ORDER BY s.consumer), '[]')
     FROM (SELECT s.*, @schema@.stream_cursor_tick(s.sub_id) AS last_tick FROM @schema@.stream_subscriptions s) s
     LEFT JOIN LATERAL (SELECT * FROM @schema@.stream_ticks t WHERE t.tick_id = s.last_tick LIMIT 1) t ON true
+    LEFT JOIN LATERAL @schema@.stream_lag(t.snapshot, t.max_seq) l ON true
 $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_batch(p_batch_id bigint)
