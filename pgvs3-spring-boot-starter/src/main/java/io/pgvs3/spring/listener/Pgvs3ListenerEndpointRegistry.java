@@ -35,6 +35,7 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
     private final Set<String> autoStartup = new java.util.HashSet<>();
     private volatile boolean running;
     private volatile boolean ready;
+    private volatile boolean started;
 
     public Pgvs3ListenerEndpointRegistry(Pgvs3ListenerContainerFactory factory, Duration shutdownTimeout) {
         this.factory = factory;
@@ -135,6 +136,7 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
         for (Pgvs3ListenerContainer container : starting) {
             container.start();
         }
+        started = true;
         if (!starting.isEmpty()) {
             log.info("Started pgvs3 listener containers {}", starting.stream().map(Pgvs3ListenerContainer::id).toList());
         }
@@ -165,6 +167,7 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
         synchronized (this) {
             running = false;
             ready = false;
+            started = false;
             stopping = containers.values().stream().filter(Pgvs3ListenerContainer::isRunning).toList();
         }
         if (stopping.isEmpty()) {
@@ -185,6 +188,19 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * Whether the application is ready and the containers that start with it have started: false during startup,
+     * until the {@code ApplicationReadyEvent} started them, and again from the moment shutdown begins.
+     */
+    public boolean isStarted() {
+        return started;
+    }
+
+    /** Whether the container starts with the application (its endpoint did not turn auto-startup off). */
+    public synchronized boolean isAutoStartup(String id) {
+        return autoStartup.contains(id);
     }
 
     @Override
