@@ -83,7 +83,8 @@ public class JobTemplate {
         if (options.retry() != null) {
             JobOptions.Retry retry = options.retry();
             builder.retry(new RetryPolicy(retry.maxAttempts(), retry.initialInterval(), retry.backoffCoefficient(),
-                    retry.maxInterval(), true, "exponential", List.of(), RetryPolicy.DISCARD));
+                    retry.maxInterval(), retry.jitter(), retry.backoffStrategy(), retry.nonRetryableErrors(),
+                    retry.onExhaustion()));
         }
         else if (options.maxAttempts() != null) {
             builder.retry(RetryPolicy.DEFAULT.withMaxAttempts(options.maxAttempts()));

@@ -1,6 +1,7 @@
 package io.pgvs3.spring.listener;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import io.pgvs3.core.job.AckResult;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobCompletion;
 import io.pgvs3.core.job.JobError;
+import io.pgvs3.core.job.JobState;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.spring.core.Pgvs3Metrics;
@@ -265,6 +267,9 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         try {
             Job failed = store.nack(job.id(), workerId, jobError(error, retry), false);
             metrics.jobFinished(queue, job.type(), "failed");
+            if (failed.state() == JobState.RETRYABLE && failed.scheduledAt() != null) {
+                wakeUpAt(failed.scheduledAt());
+            }
             String next = switch (failed.state()) {
                 case RETRYABLE, SCHEDULED, AVAILABLE -> "retried by its retry policy";
                 case DISCARDED -> action.kind() == FailureAction.Kind.RECOVERED ? "recovered and discarded"
@@ -282,6 +287,25 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         }
         finally {
             finished(job);
+        }
+    }
+
+    /**
+     * Fetches again when a retry this container scheduled comes due (the fetch makes due jobs available), instead
+     * of at the next idle poll; a second wake-up a little later covers a clock that runs ahead of the database's.
+     */
+    private void wakeUpAt(Instant due) {
+        ScheduledExecutorService scheduler = heartbeats;
+        long delay = Math.max(0, Duration.between(Instant.now(), due).toMillis());
+        if (scheduler == null || delay > polling.maxPollInterval().toMillis() * 10) {
+            return;
+        }
+        try {
+            scheduler.schedule(this::wakeUp, delay + 2, TimeUnit.MILLISECONDS);
+            scheduler.schedule(this::wakeUp, delay + 30, TimeUnit.MILLISECONDS);
+        }
+        catch (java.util.concurrent.RejectedExecutionException ex) {
+            // stopping: nothing to wake
         }
     }
 
