@@ -191,6 +191,13 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                     log.debug("Stream listener {} stopped while receiving: {}", endpoint.id(), ex.toString());
                     return;
                 }
+                if (ex instanceof Pgvs3Exception pgvs3 && pgvs3.code() == ErrorCode.BATCH_TOO_LARGE
+                        && receivable(pgvs3)) {
+                    // cooperative members: the batch it sized was taken by another member; receive again at once
+                    log.debug("Stream listener {}: the next batch changed while it was sized: {}", endpoint.id(),
+                            ex.toString());
+                    continue;
+                }
                 log.warn("Stream listener {} failed to receive from {}: {}", endpoint.id(), endpoint.queue(),
                         ex.toString());
                 try {
@@ -226,6 +233,12 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                 max = needed;
             }
         }
+    }
+
+    /** Whether a {@code batch_too_large} batch fits a receive (it does unless more than MAX_RECEIVE committed at once). */
+    private static boolean receivable(Pgvs3Exception ex) {
+        Object size = ex.details().get("batch_size");
+        return size instanceof Number number && number.longValue() <= StreamStore.MAX_RECEIVE;
     }
 
     /** The ceiling a {@code batch_too_large} error asks for, bounded by the store's: its batch_size when known. */
