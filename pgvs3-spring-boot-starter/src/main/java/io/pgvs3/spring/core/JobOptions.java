@@ -175,7 +175,7 @@ public final class JobOptions {
                     List.of(errors), onExhaustion);
         }
 
-        /** {@code dead_letter} keeps an exhausted job in the dead-letter list; {@code discard} (the default) does not. */
+        /** {@code dead_letter} keeps an exhausted job in the dead-letter list; {@code discard} (default) does not. */
         public Retry withOnExhaustion(String onExhaustion) {
             return new Retry(maxAttempts, initialInterval, backoffCoefficient, maxInterval, jitter, backoffStrategy,
                     nonRetryableErrors, onExhaustion);

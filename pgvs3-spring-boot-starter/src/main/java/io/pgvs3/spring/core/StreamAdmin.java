@@ -30,7 +30,8 @@ public class StreamAdmin {
         List<StreamDeadLetter> letters = new ArrayList<>();
         for (JsonNode letter : page.path("dead_letters")) {
             Map<String, String> headers = new LinkedHashMap<>();
-            letter.path("headers").properties().forEach(entry -> headers.put(entry.getKey(), entry.getValue().asString()));
+            letter.path("headers").properties()
+                    .forEach(entry -> headers.put(entry.getKey(), entry.getValue().asString()));
             letters.add(new StreamDeadLetter(letter.path("id").asLong(), letter.path("message_id").asString(),
                     letter.path("type").asString(), letter.path("payload"), Map.copyOf(headers),
                     letter.path("retry_count").asInt(), letter.path("reason").isNull() ? null

@@ -12,7 +12,10 @@ import java.time.Duration;
 public record FailureAction(Kind kind, Duration delay) {
 
     public enum Kind {
-        /** Deliver again after the delay (a stream message is still dead-lettered once the queue's max_retries is used up). */
+        /**
+         * Deliver again after the delay (a stream message is still dead-lettered once the queue's max_retries is
+         * used up).
+         */
         RETRY,
         /** No more attempts: the stream message goes to the dead letters at once; the job fails without retry. */
         DEAD_LETTER,

@@ -10,6 +10,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -71,8 +72,8 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     public JobHandlerContainer(String id, String queue, Map<String, JobHandlerMethodAdapter> handlers,
             int concurrency, JobContainerSettings settings, JobStore store, NotificationHub notifications,
             PollingSettings polling, Pgvs3Metrics metrics, String workerId) {
-        this(id, queue, handlers, Map.of(), new DefaultListenerErrorHandler(new FixedBackOff(0, Long.MAX_VALUE)), concurrency, settings, store, notifications, polling, metrics,
-                workerId);
+        this(id, queue, handlers, Map.of(), new DefaultListenerErrorHandler(new FixedBackOff(0, Long.MAX_VALUE)),
+                concurrency, settings, store, notifications, polling, metrics, workerId);
     }
 
     /**
@@ -304,7 +305,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
             scheduler.schedule(this::wakeUp, delay + 2, TimeUnit.MILLISECONDS);
             scheduler.schedule(this::wakeUp, delay + 30, TimeUnit.MILLISECONDS);
         }
-        catch (java.util.concurrent.RejectedExecutionException ex) {
+        catch (RejectedExecutionException ex) {
             // stopping: nothing to wake
         }
     }

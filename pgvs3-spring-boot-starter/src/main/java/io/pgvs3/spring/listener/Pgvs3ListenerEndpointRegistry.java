@@ -138,7 +138,8 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
         }
         started = true;
         if (!starting.isEmpty()) {
-            log.info("Started pgvs3 listener containers {}", starting.stream().map(Pgvs3ListenerContainer::id).toList());
+            log.info("Started pgvs3 listener containers {}",
+                    starting.stream().map(Pgvs3ListenerContainer::id).toList());
         }
     }
 

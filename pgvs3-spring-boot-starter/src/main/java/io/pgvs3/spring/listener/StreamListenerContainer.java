@@ -25,9 +25,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>
  * Each member receives a batch, hands it to the listener method, asks the {@link ListenerErrorHandler} what follows
  * for every message whose handling failed (a nack with a delay, a dead letter, or a recoverer's work; the database
- * dead-letters a retried message once it exhausted the queue's {@code max_retries}), and acks the batch. While batches keep coming it receives again at
- * once; when one comes back empty it waits for a {@code LISTEN} notification on the queue's channel, or polls with
- * a growing interval when notifications are off or unavailable.
+ * dead-letters a retried message once it exhausted the queue's {@code max_retries}), and acks the batch. While
+ * batches keep coming it receives again at once; when one comes back empty it waits for a {@code LISTEN}
+ * notification on the queue's channel, or polls with a growing interval when notifications are off or unavailable.
  * <p>
  * In transactional mode the listener's own database work, the nacks and the ack commit in one transaction; each
  * message runs in a savepoint, so a failing message rolls back only its own work.
@@ -48,8 +48,8 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     private List<Thread> threads = List.of();
 
     public StreamListenerContainer(StreamListenerEndpoint endpoint, StreamListenerMethodAdapter adapter,
-            StreamStore store, NotificationHub notifications, PollingSettings polling, ListenerErrorHandler errorHandler,
-            PlatformTransactionManager transactionManager, Pgvs3Metrics metrics, String memberPrefix) {
+            StreamStore store, NotificationHub notifications, PollingSettings polling,
+            ListenerErrorHandler errorHandler, PlatformTransactionManager transactionManager, Pgvs3Metrics metrics, String memberPrefix) {
         super(notifications, polling);
         this.endpoint = endpoint;
         this.adapter = adapter;
@@ -235,7 +235,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         }
     }
 
-    /** Whether a {@code batch_too_large} batch fits a receive (it does unless more than MAX_RECEIVE committed at once). */
+    /** Whether a {@code batch_too_large} batch fits a receive: unless more than MAX_RECEIVE committed at once. */
     private static boolean receivable(Pgvs3Exception ex) {
         Object size = ex.details().get("batch_size");
         return size instanceof Number number && number.longValue() <= StreamStore.MAX_RECEIVE;
