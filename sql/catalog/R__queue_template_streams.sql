@@ -490,13 +490,18 @@ BEGIN
 END
 $fn$;
 
--- Subscribes a consumer: at the latest tick (p_from_tick null), the oldest retained tick (0) or a given tick.
-CREATE OR REPLACE FUNCTION @schema@.stream_subscribe(p_consumer text, p_from_tick bigint)
+-- Subscribes a consumer: at the latest tick (p_from_tick null), the oldest retained tick (0) or a given tick. With
+-- p_now and no tick given, a tick is made first when events committed after the latest one, so that the consumer
+-- receives only what commits from now on (as receive makes ticks: not in a transaction that has written).
+DROP FUNCTION IF EXISTS @schema@.stream_subscribe(text, bigint);
+CREATE OR REPLACE FUNCTION @schema@.stream_subscribe(p_consumer text, p_from_tick bigint, p_now boolean DEFAULT false)
 RETURNS TABLE (consumer text, last_tick bigint, created boolean)
 LANGUAGE plpgsql AS $fn$
 DECLARE
     v_sub  bigint;
     v_tick bigint;
+    v_from pg_snapshot;
+    v_to   pg_snapshot;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
     SELECT s.sub_id INTO v_sub FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
@@ -506,6 +511,22 @@ BEGIN
     END IF;
     IF p_from_tick IS NULL THEN
         SELECT max(t.tick_id) INTO v_tick FROM @schema@.stream_ticks t;
+        IF p_now AND pg_current_xact_id_if_assigned() IS NULL
+           AND current_setting('transaction_isolation') = 'read committed' THEN
+            SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_tick LIMIT 1;
+            IF @schema@.stream_has_new_events(v_from) THEN
+                PERFORM pg_advisory_xact_lock(@schema@.stream_tick_key());
+                SELECT max(t.tick_id) INTO v_tick FROM @schema@.stream_ticks t;
+                SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_tick LIMIT 1;
+                -- captured by a statement that starts after the tick lock is held
+                v_to := pg_current_snapshot();
+                IF cardinality(@schema@.stream_diff_seqs(v_from, v_to, 1)) > 0 THEN
+                    v_tick := nextval('@schema@.stream_tick_seq');
+                    INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
+                    VALUES (@schema@.stream_meta_part(), v_tick, v_to, (SELECT sq.last_value FROM @schema@.stream_seq sq));
+                END IF;
+            END IF;
+        END IF;
     ELSIF p_from_tick = 0 THEN
         SELECT min(t.tick_id) INTO v_tick FROM @schema@.stream_ticks t;
     ELSE
@@ -784,8 +805,11 @@ $fn$;
 
 -- Nacks one message of an outstanding batch: it is scheduled for redelivery with its retry count raised, or
 -- dead-lettered once max_retries is used up. The batch stays outstanding, to be acked for the rest.
+-- p_dead_letter sends the message to the dead letters at once, whatever its retry count (a listener's error handler
+-- classified the failure as not retryable).
+DROP FUNCTION IF EXISTS @schema@.stream_nack(bigint, text, interval, text);
 CREATE OR REPLACE FUNCTION @schema@.stream_nack(p_batch_id bigint, p_event_id text, p_retry_after interval,
-                                                p_reason text)
+                                                p_reason text, p_dead_letter boolean DEFAULT false)
 RETURNS TABLE (event_id text, action text, retry_count integer)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -820,7 +844,7 @@ BEGIN
     END IF;
     INSERT INTO @schema@.stream_nacks (part, batch_id, seq) VALUES (@schema@.stream_meta_part(), p_batch_id, v_event.seq);
     SELECT c.max_retries INTO v_max_retries FROM @schema@.stream_config c;
-    IF v_event.retry_count >= v_max_retries THEN
+    IF p_dead_letter OR v_event.retry_count >= v_max_retries THEN
         SELECT s.consumer INTO v_consumer FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_batch.sub_id;
         INSERT INTO @schema@.stream_dead_letters (event_id, type, payload, headers, retry_count, reason, consumer)
         VALUES (v_event.event_id, v_event.type, v_event.payload, v_event.headers, v_event.retry_count, p_reason,
@@ -1096,6 +1120,39 @@ LANGUAGE sql STABLE AS $fn$
                                            WHERE a.batch_id = p_batch.batch_id))
 $fn$;
 
+-- The lag of a cursor at the tick (p_snapshot, p_max_seq): the events committed after that tick and visible now, and
+-- when the oldest of them was appended. Sequence numbers drawn since the tick bound it (a rolled-back append draws
+-- numbers but leaves no event, so they are not the lag itself): with none drawn it is 0 without reading an event;
+-- else up to 10,000 events are counted, and beyond that the drawn numbers estimate it.
+CREATE OR REPLACE FUNCTION @schema@.stream_lag(p_snapshot pg_snapshot, p_max_seq bigint,
+                                               OUT events bigint, OUT oldest timestamptz)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_drawn bigint;
+    v_now   pg_snapshot := pg_current_snapshot();
+BEGIN
+    events := 0;
+    IF p_snapshot IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT greatest(0, CASE WHEN sq.is_called THEN sq.last_value ELSE 0 END - p_max_seq) INTO v_drawn
+    FROM @schema@.stream_seq sq;
+    IF v_drawn = 0 THEN
+        RETURN;
+    END IF;
+    SELECT count(*), min(d.created_at) INTO events, oldest
+    FROM (SELECT e.created_at
+          FROM @schema@.stream_events e
+          WHERE e.txid >= pg_snapshot_xmin(p_snapshot) AND e.txid < pg_snapshot_xmax(v_now)
+            AND pg_visible_in_snapshot(e.txid, v_now) AND NOT pg_visible_in_snapshot(e.txid, p_snapshot)
+          ORDER BY e.seq
+          LIMIT 10001) d;
+    IF events > 10000 THEN
+        events := greatest(events, v_drawn);
+    END IF;
+END
+$fn$;
+
 -- Consumers with their cursors, lag and outstanding batches, as JSON.
 CREATE OR REPLACE FUNCTION @schema@.stream_consumers()
 RETURNS jsonb
@@ -1104,9 +1161,9 @@ LANGUAGE sql STABLE AS $fn$
                'name', s.consumer,
                'last_tick', s.last_tick,
                'next_tick', @schema@.stream_next_tick(s.sub_id, s.last_tick),
-               'lag', greatest(0, (SELECT CASE WHEN sq.is_called THEN sq.last_value ELSE 0 END
-                                   FROM @schema@.stream_seq sq) - t.max_seq),
-               'lag_seconds', greatest(0, extract(epoch FROM now() - t.created_at))::bigint,
+               'lag', l.events,
+               'lag_seconds', CASE WHEN l.events = 0 THEN 0
+                                   ELSE greatest(0, extract(epoch FROM now() - l.oldest))::bigint END,
                'created_at', s.created_at,
                'batches', (SELECT coalesce(jsonb_agg(@schema@.stream_batch_json(b, s.consumer) - 'consumer'
                                                      ORDER BY b.start_tick, b.batch_id), '[]')
@@ -1115,6 +1172,7 @@ LANGUAGE sql STABLE AS $fn$
            ORDER BY s.consumer), '[]')
     FROM (SELECT s.*, @schema@.stream_cursor_tick(s.sub_id) AS last_tick FROM @schema@.stream_subscriptions s) s
     LEFT JOIN LATERAL (SELECT * FROM @schema@.stream_ticks t WHERE t.tick_id = s.last_tick LIMIT 1) t ON true
+    LEFT JOIN LATERAL @schema@.stream_lag(t.snapshot, t.max_seq) l ON true
 $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_batch(p_batch_id bigint)

@@ -42,6 +42,7 @@ public class NotificationHub implements AutoCloseable {
     private final DataSource dataSource;
     private final Map<String, List<Runnable>> callbacks = new ConcurrentHashMap<>();
     private final Set<String> listening = ConcurrentHashMap.newKeySet();
+    private final Set<String> unlistenPending = ConcurrentHashMap.newKeySet();
     private final Object lifecycle = new Object();
 
     private volatile Connection connection;
@@ -109,13 +110,31 @@ public class NotificationHub implements AutoCloseable {
         }
     }
 
-    private synchronized void unregister(String channel, Runnable onNotification) {
+    /**
+     * Removes a callback at once. The UNLISTEN of a channel left without callbacks is run by the hub thread between
+     * two waits, so closing a registration never waits for the driver (a container that stops does not queue behind
+     * the hub's wait, nor behind other containers that stop at the same time).
+     */
+    private void unregister(String channel, Runnable onNotification) {
         List<Runnable> list = callbacks.get(channel);
-        if (list == null || !list.remove(onNotification) || !list.isEmpty()) {
+        if (list == null || !list.remove(onNotification)) {
             return;
         }
-        callbacks.remove(channel);
-        execute("UNLISTEN " + Identifiers.quote(channel), channel, false);
+        if (list.isEmpty()) {
+            unlistenPending.add(channel);
+        }
+    }
+
+    /** On the hub thread: UNLISTENs the channels whose last callback went and that nobody registered again. */
+    private synchronized void unlistenAbandoned() {
+        for (String channel : List.copyOf(unlistenPending)) {
+            unlistenPending.remove(channel);
+            List<Runnable> list = callbacks.get(channel);
+            if (list != null && list.isEmpty()) {
+                callbacks.remove(channel);
+                execute("UNLISTEN " + Identifiers.quote(channel), channel, false);
+            }
+        }
     }
 
     /**
@@ -155,6 +174,9 @@ public class NotificationHub implements AutoCloseable {
                         for (PGNotification notification : notifications) {
                             dispatch(notification.getName());
                         }
+                    }
+                    if (!unlistenPending.isEmpty()) {
+                        unlistenAbandoned();
                     }
                     if (Thread.interrupted() && closed) {
                         return;

@@ -148,14 +148,27 @@ public class StreamStore {
      * is 0, else at that tick. An existing subscription is returned unchanged.
      */
     public Subscription subscribe(String queue, String consumer, Long fromTick) {
+        return subscribe(queue, consumer, fromTick, false);
+    }
+
+    /**
+     * Subscribes a consumer that receives only what commits from now on: a tick is made first when events
+     * committed after the latest one. An existing subscription is returned unchanged.
+     */
+    public Subscription subscribeFromNow(String queue, String consumer) {
+        return subscribe(queue, consumer, null, true);
+    }
+
+    private Subscription subscribe(String queue, String consumer, Long fromTick, boolean now) {
         QueueName name = QueueName.of(queue);
         requireName(consumer, "consumer");
         if (fromTick != null && fromTick < 0) {
             throw Pgvs3Exception.invalidRequest("from_tick must not be negative", "from_tick");
         }
         return creating(name, () -> jdbc.queryForObject(
-                "SELECT consumer, last_tick, created FROM " + function(name, "stream_subscribe") + "(?, ?)",
-                (rs, row) -> new Subscription(rs.getString(1), rs.getLong(2), rs.getBoolean(3)), consumer, fromTick));
+                "SELECT consumer, last_tick, created FROM " + function(name, "stream_subscribe") + "(?, ?, ?)",
+                (rs, row) -> new Subscription(rs.getString(1), rs.getLong(2), rs.getBoolean(3)), consumer, fromTick,
+                now));
     }
 
     /** Removes a consumer and its outstanding batches; false when there was no such consumer. */
@@ -198,6 +211,15 @@ public class StreamStore {
      * raised, or dead-lettered when max_retries is used up. The batch stays outstanding.
      */
     public NackResult nack(String queue, long batchId, String messageId, Duration retryAfter, String reason) {
+        return nack(queue, batchId, messageId, retryAfter, reason, false);
+    }
+
+    /**
+     * Nacks one message of an outstanding batch; with {@code deadLetter} it goes to the dead letters at once,
+     * whatever its retry count, else it is retried as by {@link #nack(String, long, String, Duration, String)}.
+     */
+    public NackResult nack(String queue, long batchId, String messageId, Duration retryAfter, String reason,
+            boolean deadLetter) {
         QueueName name = QueueName.of(queue);
         if (messageId == null || messageId.isEmpty()) {
             throw Pgvs3Exception.invalidRequest("message_id is required", "message_id");
@@ -206,9 +228,9 @@ public class StreamStore {
             throw Pgvs3Exception.invalidRequest("retry_after must not be negative", "retry_after");
         }
         return existing(name, () -> jdbc.queryForObject(
-                "SELECT event_id, action, retry_count FROM " + function(name, "stream_nack") + "(?, ?, ?, ?)",
+                "SELECT event_id, action, retry_count FROM " + function(name, "stream_nack") + "(?, ?, ?, ?, ?)",
                 (rs, row) -> new NackResult(rs.getString(1), rs.getString(2), rs.getInt(3)),
-                batchId, messageId, interval(retryAfter == null ? Duration.ZERO : retryAfter), reason));
+                batchId, messageId, interval(retryAfter == null ? Duration.ZERO : retryAfter), reason, deadLetter));
     }
 
     /** Consumers with cursors, lag and outstanding batches, as the HTTP binding shows them. */

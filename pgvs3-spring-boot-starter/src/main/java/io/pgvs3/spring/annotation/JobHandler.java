@@ -30,4 +30,16 @@ public @interface JobHandler {
 
     /** Whether the queue's container starts with the application; defaults to {@code pgvs3.listener.auto-startup}. */
     String autoStartup() default "";
+
+    /**
+     * Name of a {@code ListenerErrorHandler} bean that decides what follows a failed attempt of this type's jobs,
+     * instead of the container factory's.
+     */
+    String errorHandler() default "";
+
+    /**
+     * Name of the {@code Pgvs3ListenerContainerFactory} bean that builds the queue's container; every handler of
+     * one queue must name the same one. Defaults to {@code pgvs3ListenerContainerFactory}.
+     */
+    String containerFactory() default "";
 }

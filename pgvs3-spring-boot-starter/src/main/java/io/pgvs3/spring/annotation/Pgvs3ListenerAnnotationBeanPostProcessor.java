@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.spring.listener.JobHandlerEndpoint;
+import io.pgvs3.spring.listener.ListenerErrorHandler;
+import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.StreamListenerEndpoint;
 import io.pgvs3.spring.listener.StreamMessageConverter;
@@ -92,17 +94,54 @@ public class Pgvs3ListenerAnnotationBeanPostProcessor
         String converterName = resolve(annotation.converter());
         StreamMessageConverter converter = converterName.isEmpty() ? null
                 : beanFactory.getBean(converterName, StreamMessageConverter.class);
+        Pgvs3ListenerContainerFactory factory = factory(annotation.containerFactory());
+        int defaultBatch = factory != null && factory.getMaxBatchSize() != null ? factory.getMaxBatchSize()
+                : defaults.maxBatchSize();
         return new StreamListenerEndpoint(id, queue, consumer, resolveInt(annotation.concurrency(), 1, found),
                 resolveBoolean(annotation.autoStartup(), defaults.autoStartup()), annotation.subscribe(),
-                resolveInt(annotation.maxBatchSize(), defaults.maxBatchSize(), found), annotation.transactional(),
-                found.bean(), found.method(), converter);
+                resolveInt(annotation.maxBatchSize(), defaultBatch, found), annotation.transactional(),
+                found.bean(), found.method(), converter, errorHandler(annotation.errorHandler()), factory,
+                startFrom(annotation.startFrom(), found));
     }
 
     private JobHandlerEndpoint jobEndpoint(Found<JobHandler> found) {
         JobHandler annotation = found.annotation();
         return new JobHandlerEndpoint(resolve(annotation.type()), resolve(annotation.queue()),
                 resolveInt(annotation.concurrency(), 1, found),
-                resolveBoolean(annotation.autoStartup(), defaults.autoStartup()), found.bean(), found.method());
+                resolveBoolean(annotation.autoStartup(), defaults.autoStartup()), found.bean(), found.method(),
+                errorHandler(annotation.errorHandler()), factory(annotation.containerFactory()));
+    }
+
+    private ListenerErrorHandler errorHandler(String name) {
+        String resolved = resolve(name);
+        return resolved.isEmpty() ? null : beanFactory.getBean(resolved, ListenerErrorHandler.class);
+    }
+
+    private Pgvs3ListenerContainerFactory factory(String name) {
+        String resolved = resolve(name);
+        return resolved.isEmpty() ? null : beanFactory.getBean(resolved, Pgvs3ListenerContainerFactory.class);
+    }
+
+    /** {@code latest} (or empty) is null, {@code earliest} is 0, a number is that tick. */
+    private Long startFrom(String value, Found<?> found) {
+        String resolved = resolve(value).toLowerCase(java.util.Locale.ROOT);
+        if (resolved.isEmpty() || resolved.equals("latest")) {
+            return null;
+        }
+        if (resolved.equals("earliest")) {
+            return 0L;
+        }
+        try {
+            long tick = Long.parseLong(resolved);
+            if (tick < 1) {
+                throw new NumberFormatException();
+            }
+            return tick;
+        }
+        catch (NumberFormatException ex) {
+            throw new IllegalStateException("startFrom '" + resolved + "' on " + found.method()
+                    + " is neither latest, earliest nor a tick id", ex);
+        }
     }
 
     private String resolve(String value) {

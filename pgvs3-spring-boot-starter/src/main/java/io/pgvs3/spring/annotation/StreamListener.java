@@ -48,6 +48,25 @@ public @interface StreamListener {
     /** Run the handler's database work, the nacks and the ack in one transaction. */
     boolean transactional() default false;
 
-    /** Name of a {@code StreamMessageConverter} bean to convert payloads with, instead of the default. */
+    /** Name of a {@code StreamMessageConverter} bean to convert payloads with, instead of the factory's. */
     String converter() default "";
+
+    /**
+     * Name of a {@code ListenerErrorHandler} bean that decides what follows a failed message, instead of the
+     * container factory's (by default a {@code DefaultListenerErrorHandler} on the {@code pgvs3ListenerBackOff}).
+     */
+    String errorHandler() default "";
+
+    /**
+     * Name of the {@code Pgvs3ListenerContainerFactory} bean that builds this listener's container; defaults to
+     * {@code pgvs3ListenerContainerFactory}.
+     */
+    String containerFactory() default "";
+
+    /**
+     * Where the consumer starts when its container subscribes it for the first time: {@code latest} (the default:
+     * messages appended from now on), {@code earliest} (the oldest retained message) or a tick id. An existing
+     * subscription keeps its cursor.
+     */
+    String startFrom() default "latest";
 }

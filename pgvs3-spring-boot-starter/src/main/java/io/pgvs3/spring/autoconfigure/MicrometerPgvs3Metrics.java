@@ -34,8 +34,16 @@ public class MicrometerPgvs3Metrics implements Pgvs3Metrics {
     private final Map<HandlerKey, Timer> handlerTimers = new ConcurrentHashMap<>();
     private final Map<FinishedKey, Counter> finishedCounters = new ConcurrentHashMap<>();
 
+    private final Counter maintenanceFailures;
+    private final Counter rotations;
+
     public MicrometerPgvs3Metrics(MeterRegistry registry) {
         this.registry = registry;
+        // registered up front, so that they exist (at zero) before the first failure or rotation
+        this.maintenanceFailures = Counter.builder("pgvs3.maintenance.failures")
+                .description("Maintenance tasks that failed (the task is named in the log)").register(registry);
+        this.rotations = Counter.builder("pgvs3.stream.rotations")
+                .description("Stream segment rotations run by this instance").register(registry);
     }
 
     @Override
@@ -98,12 +106,11 @@ public class MicrometerPgvs3Metrics implements Pgvs3Metrics {
             if (handled > 0) {
                 registry.counter("pgvs3.maintenance.handled", "task", task).increment(handled);
                 if (task.contains("rotat")) {
-                    registry.counter("pgvs3.stream.rotations").increment(handled);
+                    rotations.increment(handled);
                 }
             }
         });
-        report.failures().keySet()
-                .forEach(task -> registry.counter("pgvs3.maintenance.failures", "task", task).increment());
+        maintenanceFailures.increment(report.failures().size());
     }
 
     /** Registers gauges for queues, consumers and states that appear in a sample. */

@@ -3,6 +3,8 @@ package io.pgvs3.spring.autoconfigure;
 import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
+import io.pgvs3.spring.listener.Pgvs3ListenersHealthIndicator;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,7 +20,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The {@code pgvs3} Actuator health indicator ({@code management.health.pgvs3.enabled=false} turns it off).
  */
 @AutoConfiguration(after = { Pgvs3AutoConfiguration.class, Pgvs3MaintenanceAutoConfiguration.class,
-        Pgvs3MetricsAutoConfiguration.class })
+        Pgvs3MetricsAutoConfiguration.class, Pgvs3ListenerAutoConfiguration.class })
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(QueueCatalog.class)
 @ConditionalOnEnabledHealthIndicator("pgvs3")
@@ -30,6 +32,14 @@ public class Pgvs3HealthAutoConfiguration {
             Pgvs3JsonMapper json, Pgvs3Properties properties) {
         return new QueueStatsSampler(new JdbcTemplate(dataSource), catalog, json.mapper(),
                 properties.getMetrics().getSampleInterval());
+    }
+
+    /** Health component {@code pgvs3Listeners}: whether the listener containers have started, and their states. */
+    @Bean
+    @ConditionalOnMissingBean(name = "pgvs3ListenersHealthIndicator")
+    @ConditionalOnBean(Pgvs3ListenerEndpointRegistry.class)
+    public Pgvs3ListenersHealthIndicator pgvs3ListenersHealthIndicator(Pgvs3ListenerEndpointRegistry registry) {
+        return new Pgvs3ListenersHealthIndicator(registry);
     }
 
     @Bean

@@ -3,6 +3,7 @@ package io.pgvs3.spring.autoconfigure;
 import io.pgvs3.core.job.CronStore;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.WorkflowStore;
+import io.pgvs3.spring.core.Pgvs3Metrics;
 import io.pgvs3.spring.web.jobs.CronController;
 import io.pgvs3.spring.web.jobs.DeadLetterController;
 import io.pgvs3.spring.web.jobs.JobController;
@@ -11,6 +12,7 @@ import io.pgvs3.spring.web.jobs.JobQueueController;
 import io.pgvs3.spring.web.jobs.WorkerController;
 import io.pgvs3.spring.web.jobs.WorkflowController;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -23,8 +25,9 @@ import org.springframework.context.annotation.Configuration;
 class Pgvs3JobsWebConfiguration {
 
     @Bean
-    JobController pgvs3JobController(JobStore store) {
-        return new JobController(store);
+    JobController pgvs3JobController(JobStore store,
+            ObjectProvider<Pgvs3Metrics> metrics) {
+        return new JobController(store, metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
     }
 
     @Bean

@@ -10,8 +10,10 @@ import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.annotation.Pgvs3ListenerAnnotationBeanPostProcessor;
 import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.listener.DefaultListenerErrorHandler;
 import io.pgvs3.spring.listener.JobContainerSettings;
 import io.pgvs3.spring.listener.JsonStreamMessageConverter;
+import io.pgvs3.spring.listener.ListenerErrorHandler;
 import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.PollingSettings;
@@ -42,6 +44,12 @@ public class Pgvs3ListenerAutoConfiguration {
     /** Bean name of the {@link BackOff} that spaces redeliveries of failed stream messages. */
     public static final String BACK_OFF_BEAN_NAME = "pgvs3ListenerBackOff";
 
+    /** Bean name of the {@link ListenerErrorHandler} of listeners that do not name one. */
+    public static final String ERROR_HANDLER_BEAN_NAME = "pgvs3ListenerErrorHandler";
+
+    /** Bean name of the container factory of listeners that do not name one. */
+    public static final String CONTAINER_FACTORY_BEAN_NAME = "pgvs3ListenerContainerFactory";
+
     @Bean
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -66,17 +74,25 @@ public class Pgvs3ListenerAutoConfiguration {
         return backOff;
     }
 
+    /** The error handler of listeners that name none: retries with the back-off, dead-letters what it gives up on. */
+    @Bean(ERROR_HANDLER_BEAN_NAME)
+    @ConditionalOnMissingBean(name = ERROR_HANDLER_BEAN_NAME)
+    public ListenerErrorHandler pgvs3ListenerErrorHandler(@Qualifier(BACK_OFF_BEAN_NAME) BackOff backOff) {
+        return new DefaultListenerErrorHandler(backOff);
+    }
+
     @Bean
     @ConditionalOnMissingBean
     public StreamMessageConverter pgvs3StreamMessageConverter(Pgvs3JsonMapper json) {
         return new JsonStreamMessageConverter(json.mapper());
     }
 
-    @Bean
-    @ConditionalOnMissingBean
+    @Bean(CONTAINER_FACTORY_BEAN_NAME)
+    @ConditionalOnMissingBean(name = CONTAINER_FACTORY_BEAN_NAME)
     public Pgvs3ListenerContainerFactory pgvs3ListenerContainerFactory(Pgvs3Properties properties,
             ObjectProvider<StreamStore> streams, ObjectProvider<JobStore> jobs,
-            ObjectProvider<NotificationHub> notifications, @Qualifier(BACK_OFF_BEAN_NAME) BackOff backOff,
+            ObjectProvider<NotificationHub> notifications,
+            @Qualifier(ERROR_HANDLER_BEAN_NAME) ListenerErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, StreamMessageConverter converter,
             Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics) {
         Pgvs3Properties.Listener listener = properties.getListener();
@@ -91,13 +107,14 @@ public class Pgvs3ListenerAutoConfiguration {
                 ? listener.getInstanceId() : defaultInstanceId();
         return new Pgvs3ListenerContainerFactory(streams::getIfAvailable, jobs::getIfAvailable,
                 listener.isListen() ? notifications.getIfAvailable() : null, streamPolling, jobPolling, jobSettings,
-                backOff, transactionManager.getIfUnique(), converter, json.mapper(),
+                errorHandler, transactionManager.getIfUnique(), converter, json.mapper(),
                 metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP), instanceId);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    public Pgvs3ListenerEndpointRegistry pgvs3ListenerEndpointRegistry(Pgvs3ListenerContainerFactory factory,
+    public Pgvs3ListenerEndpointRegistry pgvs3ListenerEndpointRegistry(
+            @Qualifier(CONTAINER_FACTORY_BEAN_NAME) Pgvs3ListenerContainerFactory factory,
             Pgvs3Properties properties) {
         return new Pgvs3ListenerEndpointRegistry(factory, properties.getListener().getShutdownTimeout());
     }

@@ -5,6 +5,7 @@ import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.core.JobTemplate;
 import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.core.StreamAdmin;
 import io.pgvs3.spring.core.StreamTemplate;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -26,6 +27,13 @@ public class Pgvs3TemplateAutoConfiguration {
     public StreamTemplate pgvs3StreamTemplate(StreamStore store, Pgvs3JsonMapper json,
             ObjectProvider<Pgvs3Metrics> metrics) {
         return new StreamTemplate(store, json.mapper(), metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(StreamStore.class)
+    public StreamAdmin pgvs3StreamAdmin(StreamStore store) {
+        return new StreamAdmin(store);
     }
 
     @Bean

@@ -3,6 +3,7 @@ package io.pgvs3.spring.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.core.job.UniqueOptions;
@@ -132,13 +133,52 @@ public final class JobOptions {
     }
 
     /**
-     * A retry policy (OJS): attempts in total and an exponential back-off between them.
+     * A job's retry policy, with every field of the OJS retry policy. The four-argument constructor keeps the
+     * other fields at their OJS defaults (jitter on, exponential, no non-retryable errors, discard); the
+     * {@code with…} methods change one field.
      *
      * @param maxAttempts        attempts in total, the first included
      * @param initialInterval    wait before the first retry
-     * @param backoffCoefficient factor applied to the wait after each retry
+     * @param backoffCoefficient factor the strategy applies (at least 1.0)
      * @param maxInterval        longest wait
+     * @param jitter             whether each wait is multiplied by a random factor in [0.5, 1.5)
+     * @param backoffStrategy    {@code exponential}, {@code linear}, {@code constant} or {@code polynomial}
+     * @param nonRetryableErrors error codes, types or {@code details.error_class} values (a trailing {@code *}
+     *                           matches a prefix) that end the job at once; a {@code @JobHandler}'s error code is
+     *                           the exception's simple class name
+     * @param onExhaustion       {@code discard} or {@code dead_letter} once attempts are used up
      */
-    public record Retry(int maxAttempts, Duration initialInterval, double backoffCoefficient, Duration maxInterval) {
+    public record Retry(int maxAttempts, Duration initialInterval, double backoffCoefficient, Duration maxInterval,
+            boolean jitter, String backoffStrategy, List<String> nonRetryableErrors, String onExhaustion) {
+
+        public Retry {
+            nonRetryableErrors = nonRetryableErrors == null ? List.of() : List.copyOf(nonRetryableErrors);
+        }
+
+        public Retry(int maxAttempts, Duration initialInterval, double backoffCoefficient, Duration maxInterval) {
+            this(maxAttempts, initialInterval, backoffCoefficient, maxInterval, true, "exponential", List.of(),
+                    "discard");
+        }
+
+        public Retry withJitter(boolean jitter) {
+            return new Retry(maxAttempts, initialInterval, backoffCoefficient, maxInterval, jitter, backoffStrategy,
+                    nonRetryableErrors, onExhaustion);
+        }
+
+        public Retry withBackoffStrategy(String backoffStrategy) {
+            return new Retry(maxAttempts, initialInterval, backoffCoefficient, maxInterval, jitter, backoffStrategy,
+                    nonRetryableErrors, onExhaustion);
+        }
+
+        public Retry withNonRetryableErrors(String... errors) {
+            return new Retry(maxAttempts, initialInterval, backoffCoefficient, maxInterval, jitter, backoffStrategy,
+                    List.of(errors), onExhaustion);
+        }
+
+        /** {@code dead_letter} keeps an exhausted job in the dead-letter list; {@code discard} (default) does not. */
+        public Retry withOnExhaustion(String onExhaustion) {
+            return new Retry(maxAttempts, initialInterval, backoffCoefficient, maxInterval, jitter, backoffStrategy,
+                    nonRetryableErrors, onExhaustion);
+        }
     }
 }

@@ -38,7 +38,7 @@ public class JobTemplate {
 
     public Job enqueue(String type, Object args, JobOptions options) {
         Job job = store.enqueue(toNew(new JobRequest(type, args, options)));
-        metrics.enqueued(job.queue(), 1);
+        AfterCommit.run(() -> metrics.enqueued(job.queue(), 1));
         return job;
     }
 
@@ -49,7 +49,7 @@ public class JobTemplate {
             jobs.add(toNew(request));
         }
         List<Job> enqueued = store.enqueueBatch(jobs);
-        enqueued.forEach(job -> metrics.enqueued(job.queue(), 1));
+        AfterCommit.run(() -> enqueued.forEach(job -> metrics.enqueued(job.queue(), 1)));
         return enqueued;
     }
 
@@ -83,7 +83,8 @@ public class JobTemplate {
         if (options.retry() != null) {
             JobOptions.Retry retry = options.retry();
             builder.retry(new RetryPolicy(retry.maxAttempts(), retry.initialInterval(), retry.backoffCoefficient(),
-                    retry.maxInterval(), true, "exponential", List.of(), RetryPolicy.DISCARD));
+                    retry.maxInterval(), retry.jitter(), retry.backoffStrategy(), retry.nonRetryableErrors(),
+                    retry.onExhaustion()));
         }
         else if (options.maxAttempts() != null) {
             builder.retry(RetryPolicy.DEFAULT.withMaxAttempts(options.maxAttempts()));

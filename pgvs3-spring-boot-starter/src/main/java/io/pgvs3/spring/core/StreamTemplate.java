@@ -37,7 +37,7 @@ public class StreamTemplate {
 
     public AppendResult append(String queue, OutgoingMessage message) {
         AppendResult result = store.append(queue, toNew(message));
-        metrics.appended(queue, 1);
+        AfterCommit.run(() -> metrics.appended(queue, 1));
         return result;
     }
 
@@ -48,7 +48,7 @@ public class StreamTemplate {
             batch.add(toNew(message));
         }
         List<AppendResult> results = store.append(queue, batch);
-        metrics.appended(queue, results.size());
+        AfterCommit.run(() -> metrics.appended(queue, results.size()));
         return results;
     }
 

@@ -27,6 +27,7 @@ public abstract class AbstractPgvs3ListenerContainer implements Pgvs3ListenerCon
     private final Object lifecycleMonitor = new Object();
     private volatile boolean running;
     private volatile boolean paused;
+    private volatile boolean abandoned;
     private NotificationHub.Registration registration;
 
     protected AbstractPgvs3ListenerContainer(NotificationHub notifications, PollingSettings polling) {
@@ -44,6 +45,7 @@ public abstract class AbstractPgvs3ListenerContainer implements Pgvs3ListenerCon
             if (notifications != null) {
                 registration = notifications.listen(NotificationHub.channelFor(QueueName.of(queue())), signal::signal);
             }
+            abandoned = false;
             running = true;
             try {
                 doStart();
@@ -79,6 +81,19 @@ public abstract class AbstractPgvs3ListenerContainer implements Pgvs3ListenerCon
 
     /** Stops fetching, lets in-flight work finish until {@code deadlineNanos}, then releases what is left. */
     protected abstract void doStop(long deadlineNanos, Duration timeout);
+
+    /**
+     * Marks the work in flight as abandoned once the shutdown timeout passed: from then on no handler call starts,
+     * no fetch is issued and nothing is acknowledged; what is held is released for redelivery.
+     */
+    protected final void abandon() {
+        abandoned = true;
+    }
+
+    /** Whether the shutdown timeout passed while work was in flight (see {@link #abandon()}). */
+    protected final boolean isAbandoned() {
+        return abandoned;
+    }
 
     private void closeRegistration() {
         if (registration != null) {

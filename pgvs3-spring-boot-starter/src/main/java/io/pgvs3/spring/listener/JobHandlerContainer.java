@@ -1,6 +1,7 @@
 package io.pgvs3.spring.listener;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -19,11 +21,14 @@ import io.pgvs3.core.job.AckResult;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobCompletion;
 import io.pgvs3.core.job.JobError;
+import io.pgvs3.core.job.JobState;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.spring.core.Pgvs3Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import org.springframework.util.backoff.FixedBackOff;
 
 /**
  * Runs the {@code @JobHandler} methods of one queue.
@@ -42,9 +47,13 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
 
     private static final Logger log = LoggerFactory.getLogger(JobHandlerContainer.class);
 
+    private static final long PERMIT_WAIT_MILLIS = 50;
+
     private final String id;
     private final String queue;
     private final Map<String, JobHandlerMethodAdapter> handlers;
+    private final Map<String, ListenerErrorHandler> errorHandlers;
+    private final ListenerErrorHandler defaultErrorHandler;
     private final int concurrency;
     private final JobContainerSettings settings;
     private final JobStore store;
@@ -63,10 +72,24 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     public JobHandlerContainer(String id, String queue, Map<String, JobHandlerMethodAdapter> handlers,
             int concurrency, JobContainerSettings settings, JobStore store, NotificationHub notifications,
             PollingSettings polling, Pgvs3Metrics metrics, String workerId) {
+        this(id, queue, handlers, Map.of(), new DefaultListenerErrorHandler(new FixedBackOff(0, Long.MAX_VALUE)),
+                concurrency, settings, store, notifications, polling, metrics, workerId);
+    }
+
+    /**
+     * @param errorHandlers       the error handler of each job type that has one of its own
+     * @param defaultErrorHandler the error handler of the other types
+     */
+    public JobHandlerContainer(String id, String queue, Map<String, JobHandlerMethodAdapter> handlers,
+            Map<String, ListenerErrorHandler> errorHandlers, ListenerErrorHandler defaultErrorHandler,
+            int concurrency, JobContainerSettings settings, JobStore store, NotificationHub notifications,
+            PollingSettings polling, Pgvs3Metrics metrics, String workerId) {
         super(notifications, polling);
         this.id = id;
         this.queue = queue;
         this.handlers = Map.copyOf(handlers);
+        this.errorHandlers = Map.copyOf(errorHandlers);
+        this.defaultErrorHandler = defaultErrorHandler;
         this.concurrency = concurrency;
         this.settings = settings;
         this.store = store;
@@ -135,8 +158,12 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
             log.warn("Job handlers of {} did not finish within {}; interrupting them and releasing their jobs", id,
                     timeout);
             forced = true;
+            abandon();
             workers.shutdownNow();
-            awaitWorkers(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            if (!awaitWorkers(System.nanoTime() + TimeUnit.SECONDS.toNanos(5))) {
+                log.error("Job handlers of {} ignore the interrupt and are still running; their jobs are released",
+                        id);
+            }
         }
         completions.add(Completion.END);
         joinUntil(acker, Math.max(deadlineNanos, System.nanoTime() + TimeUnit.SECONDS.toNanos(5)));
@@ -162,9 +189,13 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         while (isRunning()) {
             long seen = wakeUps();
             try {
-                if (waitWhilePaused(seen)
-                        || !permits.tryAcquire(polling.listenPollInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+                // a short wait for a free slot, so that a stop is seen at once while every handler is busy
+                if (waitWhilePaused(seen) || !permits.tryAcquire(PERMIT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                     continue;
+                }
+                if (!isRunning()) {
+                    permits.release();
+                    return;
                 }
                 int count = 1 + permits.drainPermits();
                 long leasedAt = System.nanoTime();
@@ -217,11 +248,40 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         }
     }
 
-    private void fail(Job job, Throwable error) {
+    /**
+     * Asks the type's error handler what follows a failed attempt, then fails the job: retryable (the job's retry
+     * policy decides when) or not (discarded, or dead-lettered as its policy says). Logs one line per failure.
+     */
+    private void fail(Job job, Throwable thrown) {
+        Throwable error = StreamListenerContainer.unwrap(thrown);
+        DeliveryFailure delivery = new DeliveryFailure(DeliveryFailure.Kind.JOB, id, queue, job.type(), job.id(),
+                job.attempt(), job.maxAttempts(), error, job);
+        FailureAction action;
         try {
-            store.nack(job.id(), workerId, jobError(error), false);
+            action = errorHandlers.getOrDefault(job.type(), defaultErrorHandler).handle(delivery);
+        }
+        catch (RuntimeException ex) {
+            log.error("Error handler of job type {} failed on job {}: {}", job.type(), job.id(), ex.toString());
+            action = FailureAction.retry(Duration.ZERO);
+        }
+        boolean retry = action.kind() == FailureAction.Kind.RETRY;
+        try {
+            Job failed = store.nack(job.id(), workerId, jobError(error, retry), false);
             metrics.jobFinished(queue, job.type(), "failed");
-            log.debug("Job {} of type {} failed", job.id(), job.type(), error);
+            if (failed.state() == JobState.RETRYABLE && failed.scheduledAt() != null) {
+                wakeUpAt(failed.scheduledAt());
+            }
+            String next = switch (failed.state()) {
+                case RETRYABLE, SCHEDULED, AVAILABLE -> "retried by its retry policy";
+                case DISCARDED -> action.kind() == FailureAction.Kind.RECOVERED ? "recovered and discarded"
+                        : "discarded" + (retry ? ": attempts exhausted" : "");
+                default -> failed.state().wireValue();
+            };
+            log.warn("Job handler {} failed on job {} (queue {}, type {}, attempt {} of {}): {}; {}", id, job.id(),
+                    queue, job.type(), job.attempt(), job.maxAttempts(), error.toString(), next);
+            if (log.isDebugEnabled()) {
+                log.debug("Failure of job " + job.id(), error);
+            }
         }
         catch (RuntimeException ex) {
             log.warn("Could not record the failure of job {}: {}", job.id(), ex.toString());
@@ -231,9 +291,27 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         }
     }
 
-    static JobError jobError(Throwable error) {
+    /**
+     * Fetches again when a retry this container scheduled comes due (the fetch makes due jobs available), instead
+     * of at the next idle poll; a second wake-up a little later covers a clock that runs ahead of the database's.
+     */
+    private void wakeUpAt(Instant due) {
+        ScheduledExecutorService scheduler = heartbeats;
+        long delay = Math.max(0, Duration.between(Instant.now(), due).toMillis());
+        if (scheduler == null || delay > polling.maxPollInterval().toMillis() * 10) {
+            return;
+        }
+        try {
+            scheduler.schedule(this::wakeUp, delay + 2, TimeUnit.MILLISECONDS);
+            scheduler.schedule(this::wakeUp, delay + 30, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // stopping: nothing to wake
+        }
+    }
+
+    static JobError jobError(Throwable error, boolean retryable) {
         String message = error.getMessage() == null ? error.getClass().getName() : error.getMessage();
-        boolean retryable = !(error instanceof MessageConversionException);
         return JobError.of(error.getClass().getSimpleName(), message, retryable,
                 "{\"error_class\":\"" + error.getClass().getName() + "\"}");
     }
@@ -360,6 +438,11 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
 
         @Override
         public void run() {
+            if (!isRunning()) {
+                // fetched ahead, not started before the stop: handed back at once instead of started
+                release(job);
+                return;
+            }
             JobHandlerContainer.this.run(job);
         }
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,7 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
     private final Set<String> autoStartup = new java.util.HashSet<>();
     private volatile boolean running;
     private volatile boolean ready;
+    private volatile boolean started;
 
     public Pgvs3ListenerEndpointRegistry(Pgvs3ListenerContainerFactory factory, Duration shutdownTimeout) {
         this.factory = factory;
@@ -41,7 +43,9 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
     }
 
     public synchronized void registerStreamListener(StreamListenerEndpoint endpoint) {
-        add(factory.createStreamContainer(endpoint), endpoint.autoStartup());
+        Pgvs3ListenerContainerFactory builder = endpoint.containerFactory() != null ? endpoint.containerFactory()
+                : factory;
+        add(builder.createStreamContainer(endpoint), endpoint.autoStartup());
     }
 
     /** Registers all job handlers; those of one queue share a container with id {@code jobs.<queue>}. */
@@ -53,7 +57,14 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
         byQueue.forEach((queue, handlers) -> {
             String id = "jobs." + queue;
             boolean start = handlers.stream().anyMatch(JobHandlerEndpoint::autoStartup);
-            add(factory.createJobContainer(id, queue, handlers), start);
+            List<Pgvs3ListenerContainerFactory> factories = handlers.stream()
+                    .map(handler -> handler.containerFactory() != null ? handler.containerFactory() : factory)
+                    .distinct().toList();
+            if (factories.size() > 1) {
+                throw new IllegalStateException("The @JobHandler methods of queue " + queue + " share one container "
+                        + "and so must name the same containerFactory");
+            }
+            add(factories.get(0).createJobContainer(id, queue, handlers), start);
         });
     }
 
@@ -125,8 +136,10 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
         for (Pgvs3ListenerContainer container : starting) {
             container.start();
         }
+        started = true;
         if (!starting.isEmpty()) {
-            log.info("Started pgvs3 listener containers {}", starting.stream().map(Pgvs3ListenerContainer::id).toList());
+            log.info("Started pgvs3 listener containers {}",
+                    starting.stream().map(Pgvs3ListenerContainer::id).toList());
         }
     }
 
@@ -155,19 +168,40 @@ public class Pgvs3ListenerEndpointRegistry implements SmartLifecycle, Applicatio
         synchronized (this) {
             running = false;
             ready = false;
-            stopping = List.copyOf(containers.values());
+            started = false;
+            stopping = containers.values().stream().filter(Pgvs3ListenerContainer::isRunning).toList();
         }
+        if (stopping.isEmpty()) {
+            return;
+        }
+        List<String> ids = stopping.stream().map(Pgvs3ListenerContainer::id).toList();
+        log.info("Stopping pgvs3 listener containers {} (shutdown timeout {})", ids, shutdownTimeout);
+        long start = System.nanoTime();
         CompletableFuture<?>[] stops = stopping.stream()
-                .filter(Pgvs3ListenerContainer::isRunning)
                 .map(container -> CompletableFuture.runAsync(() -> container.stop(shutdownTimeout),
                         runnable -> new Thread(runnable, "pgvs3-stop-" + container.id()).start()))
                 .toArray(CompletableFuture[]::new);
         CompletableFuture.allOf(stops).join();
+        log.info("Stopped pgvs3 listener containers {} in {} ms", ids,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * Whether the application is ready and the containers that start with it have started: false during startup,
+     * until the {@code ApplicationReadyEvent} started them, and again from the moment shutdown begins.
+     */
+    public boolean isStarted() {
+        return started;
+    }
+
+    /** Whether the container starts with the application (its endpoint did not turn auto-startup off). */
+    public synchronized boolean isAutoStartup(String id) {
+        return autoStartup.contains(id);
     }
 
     @Override

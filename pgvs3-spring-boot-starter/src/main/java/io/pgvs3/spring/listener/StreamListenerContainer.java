@@ -19,17 +19,15 @@ import org.slf4j.LoggerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.util.backoff.BackOff;
-import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Consumes one queue as one consumer, with one thread per cooperative member.
  * <p>
- * Each member receives a batch, hands it to the listener method, nacks every message whose handling failed (with
- * a delay taken from the {@link BackOff} for the message's retry count; the database dead-letters it once it
- * exhausted the queue's {@code max_retries}), and acks the batch. While batches keep coming it receives again at
- * once; when one comes back empty it waits for a {@code LISTEN} notification on the queue's channel, or polls with
- * a growing interval when notifications are off or unavailable.
+ * Each member receives a batch, hands it to the listener method, asks the {@link ListenerErrorHandler} what follows
+ * for every message whose handling failed (a nack with a delay, a dead letter, or a recoverer's work; the database
+ * dead-letters a retried message once it exhausted the queue's {@code max_retries}), and acks the batch. While
+ * batches keep coming it receives again at once; when one comes back empty it waits for a {@code LISTEN}
+ * notification on the queue's channel, or polls with a growing interval when notifications are off or unavailable.
  * <p>
  * In transactional mode the listener's own database work, the nacks and the ack commit in one transaction; each
  * message runs in a savepoint, so a failing message rolls back only its own work.
@@ -41,7 +39,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     private final StreamListenerEndpoint endpoint;
     private final StreamListenerMethodAdapter adapter;
     private final StreamStore store;
-    private final BackOff backOff;
+    private final ListenerErrorHandler errorHandler;
     private final TransactionTemplate batchTransaction;
     private final TransactionTemplate messageTransaction;
     private final Pgvs3Metrics metrics;
@@ -50,13 +48,13 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     private List<Thread> threads = List.of();
 
     public StreamListenerContainer(StreamListenerEndpoint endpoint, StreamListenerMethodAdapter adapter,
-            StreamStore store, NotificationHub notifications, PollingSettings polling, BackOff backOff,
-            PlatformTransactionManager transactionManager, Pgvs3Metrics metrics, String memberPrefix) {
+            StreamStore store, NotificationHub notifications, PollingSettings polling,
+            ListenerErrorHandler errorHandler, PlatformTransactionManager transactionManager, Pgvs3Metrics metrics, String memberPrefix) {
         super(notifications, polling);
         this.endpoint = endpoint;
         this.adapter = adapter;
         this.store = store;
-        this.backOff = backOff;
+        this.errorHandler = errorHandler;
         this.metrics = metrics;
         if (endpoint.transactional()) {
             if (transactionManager == null) {
@@ -104,7 +102,12 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     @Override
     protected void beforeStart() {
         if (endpoint.subscribe()) {
-            store.subscribe(endpoint.queue(), endpoint.consumer(), null);
+            if (endpoint.startFrom() == null) {
+                store.subscribeFromNow(endpoint.queue(), endpoint.consumer());
+            }
+            else {
+                store.subscribe(endpoint.queue(), endpoint.consumer(), endpoint.startFrom());
+            }
         }
     }
 
@@ -129,15 +132,21 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         for (Thread thread : stopping) {
             joinUntil(thread, deadlineNanos);
         }
+        if (stopping.stream().noneMatch(Thread::isAlive)) {
+            return;
+        }
+        abandon();
+        log.warn("Stream listener {} did not finish its batch within {}; abandoning it: no further message is "
+                + "handled and the batch stays unacknowledged, to be delivered again", endpoint.id(), timeout);
         for (Thread thread : stopping) {
-            if (thread.isAlive()) {
-                log.warn("Stream listener {} did not finish its batch within {}; interrupting it (the batch stays "
-                        + "unacknowledged and is delivered again)", endpoint.id(), timeout);
-                thread.interrupt();
-            }
+            thread.interrupt();
         }
         for (Thread thread : stopping) {
             joinUntil(thread, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            if (thread.isAlive()) {
+                log.error("Stream listener {}: the handler call on thread {} ignores the interrupt and is still "
+                        + "running; its batch will be delivered again", endpoint.id(), thread.getName());
+            }
         }
     }
 
@@ -146,10 +155,15 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         while (isRunning()) {
             long seen = wakeUps();
             try {
-                if (waitWhilePaused(seen)) {
+                if (waitWhilePaused(seen) || !isRunning()) {
                     continue;
                 }
                 StreamBatch batch = receive(member);
+                if (!isRunning() && batch.batchId() != null && !batch.messages().isEmpty()) {
+                    log.debug("Stream listener {} stops before handling batch {}; it is delivered again",
+                            endpoint.id(), batch.batchId());
+                    return;
+                }
                 if (batch.batchId() == null || batch.messages().isEmpty()) {
                     if (batch.batchId() != null) {
                         store.ack(endpoint.queue(), batch.batchId());
@@ -158,15 +172,31 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                     continue;
                 }
                 idle.reset();
-                process(batch);
+                if (!process(batch)) {
+                    // left unacknowledged by a manual listener: delivered again, after a pause instead of at once
+                    pauseAfterError(seen);
+                }
+            }
+            catch (BatchAbandonedException ex) {
+                log.info("Stream listener {} left batch {} ({} messages) unacknowledged at shutdown; it is "
+                        + "delivered again", endpoint.id(), ex.batchId(), ex.size());
+                return;
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 return;
             }
             catch (RuntimeException ex) {
-                if (!isRunning() && Thread.currentThread().isInterrupted()) {
+                if (!isRunning()) {
+                    log.debug("Stream listener {} stopped while receiving: {}", endpoint.id(), ex.toString());
                     return;
+                }
+                if (ex instanceof Pgvs3Exception pgvs3 && pgvs3.code() == ErrorCode.BATCH_TOO_LARGE
+                        && receivable(pgvs3)) {
+                    // cooperative members: the batch it sized was taken by another member; receive again at once
+                    log.debug("Stream listener {}: the next batch changed while it was sized: {}", endpoint.id(),
+                            ex.toString());
+                    continue;
                 }
                 log.warn("Stream listener {} failed to receive from {}: {}", endpoint.id(), endpoint.queue(),
                         ex.toString());
@@ -205,6 +235,12 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         }
     }
 
+    /** Whether a {@code batch_too_large} batch fits a receive: unless more than MAX_RECEIVE committed at once. */
+    private static boolean receivable(Pgvs3Exception ex) {
+        Object size = ex.details().get("batch_size");
+        return size instanceof Number number && number.longValue() <= StreamStore.MAX_RECEIVE;
+    }
+
     /** The ceiling a {@code batch_too_large} error asks for, bounded by the store's: its batch_size when known. */
     private static int neededCeiling(Pgvs3Exception ex) {
         Object size = ex.details().get("batch_size");
@@ -212,53 +248,109 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         return (int) Math.min(needed, StreamStore.MAX_RECEIVE);
     }
 
-    private void process(StreamBatch batch) {
+    /** Handles a batch; false when a manual listener left it unacknowledged. */
+    private boolean process(StreamBatch batch) {
         metrics.received(endpoint.queue(), endpoint.consumer(), batch.messages().size());
         if (batchTransaction != null) {
-            batchTransaction.executeWithoutResult(status -> handleAndAck(batch));
+            return Boolean.TRUE.equals(batchTransaction.execute(status -> handleAndAck(batch)));
         }
-        else {
-            handleAndAck(batch);
-        }
+        return handleAndAck(batch);
     }
 
-    private void handleAndAck(StreamBatch batch) {
+    private boolean handleAndAck(StreamBatch batch) {
         long batchId = batch.batchId();
-        List<Failure> failures = adapter.isBatch() ? handleBatch(batch.messages(), batchId)
-                : handleEach(batch.messages(), batchId);
-        if (Thread.currentThread().isInterrupted()) {
-            // Forced shutdown: leave the batch active so it is delivered again in full.
-            throw new IllegalStateException("Interrupted while handling batch " + batchId);
+        Outcome outcome = new Outcome();
+        if (adapter.isBatch()) {
+            handleBatch(batch.messages(), batchId, outcome);
         }
-        for (Failure failure : failures) {
-            nack(batchId, failure);
+        else {
+            handleEach(batch.messages(), batchId, outcome);
+        }
+        requireNotAbandoned(batch);
+        for (Failure failure : outcome.failures) {
+            handleFailure(batchId, failure);
+        }
+        for (ManualNack nack : outcome.nacks) {
+            manualNack(batchId, nack);
+        }
+        if (outcome.undecided > 0) {
+            log.warn("Stream listener {} returned without acknowledging or nacking {} message(s) of batch {}; the "
+                    + "batch stays unacknowledged and is delivered again", endpoint.id(), outcome.undecided, batchId);
+            return false;
         }
         store.ack(endpoint.queue(), batchId);
         metrics.acked(endpoint.queue(), endpoint.consumer(), batch.messages().size());
+        return true;
     }
 
-    private List<Failure> handleEach(List<ReceivedMessage> messages, long batchId) {
-        List<Failure> failures = new ArrayList<>();
+    private void handleEach(List<ReceivedMessage> messages, long batchId, Outcome outcome) {
         for (ReceivedMessage message : messages) {
-            RuntimeException error = invoke(() -> adapter.onMessage(message, batchId));
+            requireNotAbandoned(batchId, messages.size());
+            ManualAcknowledgment acknowledgment = adapter.isManual() ? new ManualAcknowledgment(1) : null;
+            RuntimeException error = invoke(() -> adapter.onMessage(message, batchId, acknowledgment));
             if (error != null) {
-                failures.add(new Failure(message, error));
+                outcome.failures.add(new Failure(message, error));
+            }
+            else if (acknowledgment != null) {
+                outcome.decided(List.of(message), acknowledgment);
             }
         }
-        return failures;
     }
 
-    private List<Failure> handleBatch(List<ReceivedMessage> messages, long batchId) {
-        List<Failure> failures = new ArrayList<>();
+    private void handleBatch(List<ReceivedMessage> messages, long batchId, Outcome outcome) {
         int size = endpoint.maxBatchSize();
         for (int from = 0; from < messages.size(); from += size) {
             List<ReceivedMessage> chunk = messages.subList(from, Math.min(messages.size(), from + size));
-            RuntimeException error = invoke(() -> adapter.onBatch(chunk, batchId));
+            requireNotAbandoned(batchId, messages.size());
+            ManualAcknowledgment acknowledgment = adapter.isManual() ? new ManualAcknowledgment(chunk.size()) : null;
+            RuntimeException error = invoke(() -> adapter.onBatch(chunk, batchId, acknowledgment));
             if (error != null) {
-                chunk.forEach(message -> failures.add(new Failure(message, error)));
+                chunk.forEach(message -> outcome.failures.add(new Failure(message, error)));
+            }
+            else if (acknowledgment != null) {
+                outcome.decided(chunk, acknowledgment);
             }
         }
-        return failures;
+    }
+
+    /** A nack a manual listener asked for; a message nacked on an earlier delivery of the batch stays nacked. */
+    private void manualNack(long batchId, ManualNack nack) {
+        try {
+            NackResult result = store.nack(endpoint.queue(), batchId, nack.message().id(), nack.delay(),
+                    "nacked by the listener", false);
+            metrics.nacked(endpoint.queue(), endpoint.consumer(), result.action());
+            log.debug("Stream listener {} nacked message {}: {}", endpoint.id(), nack.message().id(), result.action());
+        }
+        catch (Pgvs3Exception ex) {
+            if (ex.code() != ErrorCode.CONFLICT) {
+                throw ex;
+            }
+            log.debug("Message {} of batch {} was nacked on an earlier delivery", nack.message().id(), batchId);
+        }
+    }
+
+    /** What the listener made of one batch: failures for the error handler, manual nacks, undecided messages. */
+    private static final class Outcome {
+
+        final List<Failure> failures = new ArrayList<>();
+        final List<ManualNack> nacks = new ArrayList<>();
+        int undecided;
+
+        void decided(List<ReceivedMessage> messages, ManualAcknowledgment acknowledgment) {
+            if (!acknowledgment.isDecided()) {
+                undecided += messages.size();
+                return;
+            }
+            for (int i = 0; i < messages.size(); i++) {
+                Duration delay = acknowledgment.nackDelay(i);
+                if (delay != null) {
+                    nacks.add(new ManualNack(messages.get(i), delay));
+                }
+            }
+        }
+    }
+
+    private record ManualNack(ReceivedMessage message, Duration delay) {
     }
 
     private RuntimeException invoke(Runnable call) {
@@ -280,33 +372,75 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
         return error;
     }
 
-    private void nack(long batchId, Failure failure) {
-        ReceivedMessage message = failure.message();
-        Duration delay = retryDelay(message.retryCount());
-        NackResult result = store.nack(endpoint.queue(), batchId, message.id(), delay, describe(failure.error()));
-        metrics.nacked(endpoint.queue(), endpoint.consumer(), result.action());
-        if ("dead_letter".equals(result.action())) {
-            log.warn("Stream listener {} dead-lettered message {} of {} after {} retries: {}", endpoint.id(),
-                    message.id(), endpoint.queue(), message.retryCount(), failure.error().toString());
-        }
-        else {
-            log.debug("Stream listener {} failed on message {}; retry {} in {}", endpoint.id(), message.id(),
-                    result.retryCount(), delay, failure.error());
+    /** Past the shutdown timeout nothing more is handled, nacked or acked: the batch is left for redelivery. */
+    private void requireNotAbandoned(StreamBatch batch) {
+        requireNotAbandoned(batch.batchId(), batch.messages().size());
+    }
+
+    private void requireNotAbandoned(long batchId, int size) {
+        if (isAbandoned()) {
+            throw new BatchAbandonedException(batchId, size);
         }
     }
 
-    /** The BackOff's delay for the attempt after {@code retryCount} earlier failures. */
-    Duration retryDelay(int retryCount) {
-        BackOffExecution execution = backOff.start();
-        long delay = 0;
-        for (int i = 0; i <= retryCount; i++) {
-            long next = execution.nextBackOff();
-            if (next == BackOffExecution.STOP) {
-                break;
-            }
-            delay = next;
+    /** Asks the error handler what follows a failed message, does it, and logs one line for the failure. */
+    private void handleFailure(long batchId, Failure failure) {
+        ReceivedMessage message = failure.message();
+        Throwable error = unwrap(failure.error());
+        int attempt = message.retryCount() + 1;
+        DeliveryFailure delivery = new DeliveryFailure(DeliveryFailure.Kind.STREAM, endpoint.id(), endpoint.queue(),
+                endpoint.consumer(), message.id(), attempt, 0, error, message);
+        FailureAction action;
+        try {
+            action = errorHandler.handle(delivery);
         }
-        return Duration.ofMillis(delay);
+        catch (RuntimeException ex) {
+            log.error("Error handler of stream listener {} failed; message {} is retried: {}", endpoint.id(),
+                    message.id(), ex.toString());
+            action = FailureAction.retry(ERROR_PAUSE);
+        }
+        String outcome;
+        try {
+            outcome = carryOut(batchId, message, error, action);
+        }
+        catch (Pgvs3Exception ex) {
+            if (ex.code() != ErrorCode.CONFLICT) {
+                throw ex;
+            }
+            outcome = "already nacked on an earlier delivery of the batch";
+        }
+        log.warn("Stream listener {} failed on message {} (queue {}, consumer {}, attempt {}): {}; {}", endpoint.id(),
+                message.id(), endpoint.queue(), endpoint.consumer(), attempt, error.toString(), outcome);
+        if (log.isDebugEnabled()) {
+            log.debug("Failure of message " + message.id() + " in stream listener " + endpoint.id(), error);
+        }
+    }
+
+    private String carryOut(long batchId, ReceivedMessage message, Throwable error, FailureAction action) {
+        String outcome;
+        switch (action.kind()) {
+            case RETRY -> {
+                NackResult result = store.nack(endpoint.queue(), batchId, message.id(), action.delay(),
+                        describe(error), false);
+                metrics.nacked(endpoint.queue(), endpoint.consumer(), result.action());
+                outcome = "dead_letter".equals(result.action())
+                        ? "dead-lettered: the queue's max_retries is used up"
+                        : "retry in " + action.delay().toMillis() + " ms";
+            }
+            case DEAD_LETTER -> {
+                NackResult result = store.nack(endpoint.queue(), batchId, message.id(), Duration.ZERO,
+                        describe(error), true);
+                metrics.nacked(endpoint.queue(), endpoint.consumer(), result.action());
+                outcome = "dead-lettered";
+            }
+            default -> outcome = "recovered";
+        }
+        return outcome;
+    }
+
+    static Throwable unwrap(Throwable error) {
+        return error instanceof ListenerExecutionFailedException && error.getCause() != null ? error.getCause()
+                : error;
     }
 
     private static String describe(Throwable error) {
@@ -315,6 +449,27 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     }
 
     private record Failure(ReceivedMessage message, RuntimeException error) {
+    }
+
+    /** Unwinds a batch abandoned at shutdown (and rolls back its transaction, when transactional). */
+    private static final class BatchAbandonedException extends RuntimeException {
+
+        private final long batchId;
+        private final int size;
+
+        BatchAbandonedException(long batchId, int size) {
+            super("batch " + batchId + " abandoned at shutdown", null, false, false);
+            this.batchId = batchId;
+            this.size = size;
+        }
+
+        long batchId() {
+            return batchId;
+        }
+
+        int size() {
+            return size;
+        }
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.EnqueueOutcome;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobStore;
+import io.pgvs3.spring.core.Pgvs3Metrics;
 import io.pgvs3.core.job.NewJob;
 import tools.jackson.databind.JsonNode;
 
@@ -31,9 +32,15 @@ public class JobController {
     static final int MAX_BATCH = 10_000;
 
     private final JobStore store;
+    private final Pgvs3Metrics metrics;
 
     public JobController(JobStore store) {
+        this(store, Pgvs3Metrics.NOOP);
+    }
+
+    public JobController(JobStore store, Pgvs3Metrics metrics) {
         this.store = store;
+        this.metrics = metrics;
     }
 
     /** 201 with the new job; 200 with the existing one when a unique job was ignored on conflict. */
@@ -41,6 +48,9 @@ public class JobController {
     public ResponseEntity<Map<String, Object>> enqueue(@RequestBody(required = false) JsonNode body) {
         EnqueueOutcome outcome = store.enqueueOrGet(JobRequests.parse(body));
         Job job = outcome.job();
+        if (outcome.created()) {
+            metrics.enqueued(job.queue(), 1);
+        }
         return ResponseEntity.status(outcome.created() ? HttpStatus.CREATED : HttpStatus.OK)
                 .header("Location", "/ojs/v1/jobs/" + job.id())
                 .body(JobViews.job(job));
@@ -70,6 +80,7 @@ public class JobController {
             }
         }
         List<Job> created = store.enqueueBatch(parsed);
+        created.forEach(job -> metrics.enqueued(job.queue(), 1));
         return ResponseEntity.status(HttpStatus.CREATED)
                 .body(Map.of("jobs", created.stream().map(Job::envelope).toList(), "count", created.size()));
     }

@@ -9,6 +9,7 @@ import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.stream.AppendResult;
 import io.pgvs3.core.stream.NewStreamMessage;
 import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.core.Pgvs3Metrics;
 import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -26,17 +27,26 @@ public class StreamMessagesController {
 
     private final StreamStore streams;
     private final StreamRequests requests;
+    private final Pgvs3Metrics metrics;
 
     public StreamMessagesController(StreamStore streams, JsonMapper mapper, long maxPayloadBytes) {
+        this(streams, mapper, maxPayloadBytes, Pgvs3Metrics.NOOP);
+    }
+
+    public StreamMessagesController(StreamStore streams, JsonMapper mapper, long maxPayloadBytes,
+            Pgvs3Metrics metrics) {
         this.streams = streams;
         this.requests = new StreamRequests(mapper, maxPayloadBytes);
+        this.metrics = metrics;
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/messages")
     @ResponseStatus(HttpStatus.CREATED)
     public Map<String, Object> append(@PathVariable String queue, @RequestBody JsonNode body) {
         NewStreamMessage message = requests.message(JsonFields.object(body), "");
-        return Map.of("message", StreamViews.appended(streams.append(queue, message)));
+        Map<String, Object> appended = StreamViews.appended(streams.append(queue, message));
+        metrics.appended(queue, 1);
+        return Map.of("message", appended);
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/messages/batch")
@@ -57,6 +67,7 @@ public class StreamMessagesController {
         }
         List<Map<String, Object>> appended = streams.append(queue, messages).stream()
                 .map(StreamMessagesController::idAndSeq).toList();
+        metrics.appended(queue, appended.size());
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("messages", appended);
         view.put("count", appended.size());
