@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -23,6 +24,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public class QueueCatalog {
 
+    private static final int DROP_ATTEMPTS = 5;
     private static final String UNDEFINED_TABLE = "42P01";
     private static final String UNDEFINED_FUNCTION = "42883";
     private static final String INVALID_SCHEMA_NAME = "3F000";
@@ -106,11 +108,30 @@ public class QueueCatalog {
     /** Drops the namespace (both views) and its catalog row atomically; false if there was none. */
     public boolean drop(QueueName name) {
         known.remove(name.value());
-        boolean dropped = Boolean.TRUE.equals(jdbc.queryForObject("SELECT s3p.drop_queue(?)", Boolean.class, name.value()));
+        boolean dropped = dropQueue(name);
         if (dropped) {
             dropListeners.forEach(listener -> listener.accept(name));
         }
         return dropped;
+    }
+
+    /**
+     * {@code DROP SCHEMA … CASCADE} locks the queue's objects in an order of its own, so a maintenance pass working on
+     * the same queue (compaction, rotation) can deadlock with it; PostgreSQL then aborts one of the two. When the drop
+     * is the one aborted, and it runs in a transaction of its own, it is simply run again.
+     */
+    private boolean dropQueue(QueueName name) {
+        boolean retryable = !TransactionSynchronizationManager.isActualTransactionActive();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return Boolean.TRUE.equals(jdbc.queryForObject("SELECT s3p.drop_queue(?)", Boolean.class, name.value()));
+            }
+            catch (PessimisticLockingFailureException ex) {
+                if (!retryable || attempt >= DROP_ATTEMPTS) {
+                    throw ex;
+                }
+            }
+        }
     }
 
     /** Drops every queue namespace. */

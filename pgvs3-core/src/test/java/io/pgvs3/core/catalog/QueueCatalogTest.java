@@ -1,11 +1,14 @@
 package io.pgvs3.core.catalog;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.error.ErrorCode;
@@ -133,6 +136,43 @@ class QueueCatalogTest {
         String longest = "q".repeat(QueueName.MAX_BYTES);
         assertThat(catalog.ensure(QueueName.of(longest))).hasSize(63);
         assertThat(schemaExists("s3q_" + longest)).isTrue();
+    }
+
+    @Test
+    void aDropThatLosesADeadlockIsRunAgain() throws Exception {
+        catalog.ensure(QueueName.of("locked"));
+        try (Connection holder = dataSource.getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement statement = holder.createStatement()) {
+                statement.execute("LOCK TABLE s3q_locked.jobs IN ACCESS SHARE MODE");
+            }
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            Future<Boolean> drop = pool.submit(() -> catalog.drop(QueueName.of("locked")));
+            // Once the drop waits for the table held here, ask for one the drop already holds: a deadlock that
+            // PostgreSQL resolves by aborting the drop, which waited first.
+            String held = null;
+            for (int i = 0; i < 200 && held == null; i++) {
+                held = jdbc.query("""
+                        SELECT format('%I.%I', n.nspname, c.relname) FROM pg_locks l
+                        JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace
+                        JOIN pg_locks w ON w.pid = l.pid AND NOT w.granted
+                        WHERE l.granted AND l.mode = 'AccessExclusiveLock' AND n.nspname = 's3q_locked'
+                          AND c.relkind = 'r' AND c.relname <> 'jobs' LIMIT 1""",
+                        rs -> rs.next() ? rs.getString(1) : null);
+                if (held == null) {
+                    Thread.sleep(25);
+                }
+            }
+            assertThat(held).as("the drop waits for the held table while holding another").isNotNull();
+            try (Statement statement = holder.createStatement()) {
+                statement.execute("LOCK TABLE " + held + " IN ACCESS SHARE MODE");
+            }
+            holder.commit();
+            assertThat(drop.get(30, TimeUnit.SECONDS)).isTrue();
+            pool.shutdown();
+        }
+        assertThat(catalog.names()).doesNotContain("locked");
+        assertThat(schemaExists("s3q_locked")).isFalse();
     }
 
     private boolean schemaExists(String schema) {
