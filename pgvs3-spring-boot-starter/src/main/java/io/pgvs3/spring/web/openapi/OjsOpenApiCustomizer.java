@@ -18,6 +18,7 @@ import io.swagger.v3.oas.models.media.ObjectSchema;
 import io.swagger.v3.oas.models.parameters.RequestBody;
 import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.responses.ApiResponses;
+import io.swagger.v3.oas.models.tags.Tag;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -34,6 +35,9 @@ public class OjsOpenApiCustomizer implements OpenApiCustomizer {
     static final String OPERATIONS = "io/pgvs3/openapi/operations.json";
 
     private static final String JSON = "application/json";
+
+    private static final List<String> TAGS = List.of("System", "Jobs", "Workers", "Dead letters", "Cron", "Workflows",
+            "Events", "Queues", "Streams", "Stream dead letters", "Admin");
 
     private final JsonNode operations;
     private final String version;
@@ -56,6 +60,8 @@ public class OjsOpenApiCustomizer implements OpenApiCustomizer {
                         + "plus queue administration. Errors answer with the OJS error body "
                         + "{\"error\":{\"code\",\"type\",\"message\",\"retryable\",\"details\",\"request_id\"}}.")
                 .license(new License().name("Apache-2.0")));
+        // the order the interactive page lists the routes in
+        TAGS.forEach(tag -> openApi.addTagsItem(new Tag().name(tag)));
         if (openApi.getPaths() == null) {
             return;
         }
