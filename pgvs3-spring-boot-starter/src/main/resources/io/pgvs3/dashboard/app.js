@@ -225,47 +225,69 @@
         });
     }
 
-    function chart(samples) {
+    var LAG_COLOURS = ['#6f42c1', '#d63384', '#0d9488', '#ea580c', '#2563eb', '#65a30d'];
+
+    /** A line chart of named series over the samples: [{name, colour, value: function (sample)}]. */
+    function chart(samples, series, unit) {
         if (!samples.length) {
             return el('p', { 'class': 'muted', text: 'No sample yet.' });
         }
+        if (!series.length) {
+            return el('p', { 'class': 'muted', text: 'Nothing to draw.' });
+        }
         var ns = 'http://www.w3.org/2000/svg';
         var width = 800;
-        var height = 160;
+        var height = 130;
         var max = 1;
         samples.forEach(function (s) {
-            JOB_STATES.forEach(function (state) { max = Math.max(max, s.jobs[state] || 0); });
+            series.forEach(function (line) { max = Math.max(max, line.value(s) || 0); });
         });
         var svg = document.createElementNS(ns, 'svg');
         svg.setAttribute('viewBox', '0 0 ' + width + ' ' + (height + 20));
         svg.setAttribute('class', 'chart');
         svg.setAttribute('preserveAspectRatio', 'none');
-        var axis = document.createElementNS(ns, 'text');
-        axis.setAttribute('x', '4');
-        axis.setAttribute('y', '12');
-        axis.setAttribute('font-size', '11');
-        axis.setAttribute('fill', '#6b7385');
-        axis.textContent = 'max ' + max;
-        svg.appendChild(axis);
-        JOB_STATES.forEach(function (state) {
+        series.forEach(function (line) {
             var points = samples.map(function (s, i) {
                 var x = samples.length === 1 ? width : (i / (samples.length - 1)) * width;
-                var y = 10 + height - ((s.jobs[state] || 0) / max) * height;
+                var y = 10 + height - ((line.value(s) || 0) / max) * height;
                 return x.toFixed(1) + ',' + y.toFixed(1);
             }).join(' ');
-            var line = document.createElementNS(ns, 'polyline');
-            line.setAttribute('points', points);
-            line.setAttribute('fill', 'none');
-            line.setAttribute('stroke', STATE_COLOURS[state]);
-            line.setAttribute('stroke-width', '2');
-            line.setAttribute('vector-effect', 'non-scaling-stroke');
-            svg.appendChild(line);
+            var polyline = document.createElementNS(ns, 'polyline');
+            polyline.setAttribute('points', points);
+            polyline.setAttribute('fill', 'none');
+            polyline.setAttribute('stroke', line.colour);
+            polyline.setAttribute('stroke-width', '2');
+            polyline.setAttribute('vector-effect', 'non-scaling-stroke');
+            svg.appendChild(polyline);
         });
-        return el('div', null, svg, el('div', { 'class': 'legend' }, JOB_STATES.map(function (state) {
+        var latest = samples[samples.length - 1];
+        return el('div', null, svg, el('div', { 'class': 'legend' }, series.map(function (line) {
             var swatch = el('i');
-            swatch.style.background = STATE_COLOURS[state];
-            return el('span', null, swatch, state.replace('_', ' '));
-        }), el('span', { text: samples.length + ' samples from ' + ago(samples[0].time) })));
+            swatch.style.background = line.colour;
+            return el('span', null, swatch, line.name + ' ' + (line.value(latest) || 0));
+        }), el('span', { text: 'peak ' + max + ' ' + unit + ', ' + samples.length + ' samples since ' + ago(samples[0].time) })));
+    }
+
+    function jobSeries() {
+        return JOB_STATES.map(function (state) {
+            return { name: state.replace('_', ' '), colour: STATE_COLOURS[state],
+                value: function (s) { return s.jobs[state]; } };
+        });
+    }
+
+    function lagSeries(samples) {
+        var names = [];
+        samples.forEach(function (s) {
+            Object.keys(s.lag).forEach(function (name) {
+                if (names.indexOf(name) < 0) {
+                    names.push(name);
+                }
+            });
+        });
+        return names.map(function (name, i) {
+            return { name: name, colour: LAG_COLOURS[i % LAG_COLOURS.length],
+                value: function (s) { return s.lag[name] ? s.lag[name].events : 0; } };
+        });
     }
 
     function queuePage(name) {
@@ -294,9 +316,14 @@
                     stats.paused ? action('Resume', function () { return post(base + '/resume'); })
                         : action('Pause', function () { return post(base + '/pause'); })),
                 el('div', { 'class': 'cards' }, cards),
-                el('section', { 'class': 'panel' }, el('h2', null, 'Job states over time',
-                    el('small', { text: history.sampling ? 'one sample every ' + history.interval_seconds + ' s, kept by the server'
-                        : 'sampling is off (no Micrometer registry or pgvs3.metrics.enabled=false)' })), chart(history.samples)),
+                el('div', { 'class': 'grid' },
+                    el('section', { 'class': 'panel', 'data-chart': 'jobs' }, el('h2', null, 'Job states over time',
+                        el('small', { text: history.sampling ? 'one sample every ' + history.interval_seconds + ' s, kept by the server'
+                            : 'sampling is off (no Micrometer registry or pgvs3.metrics.enabled=false)' })),
+                        chart(history.samples, jobSeries(), 'jobs')),
+                    el('section', { 'class': 'panel', 'data-chart': 'lag' }, el('h2', null, 'Consumer lag over time',
+                        el('small', { text: 'events behind, per consumer' })),
+                        chart(history.samples, lagSeries(history.samples), 'events'))),
                 el('h2', null, 'Stream consumers', el('small', { text: stream.last_seq + ' events appended, ' + stream.events + ' retained' })),
                 table(['Consumer', '#Lag (events)', '#Lag (seconds)', '#Last tick', 'Active batches', 'Subscribed'],
                     consumers.map(function (c) {
@@ -465,8 +492,8 @@
                 el('div', { 'class': 'toolbar' }, el('button', { 'data-action': 'pause-feed', text: events.paused ? 'Resume feed' : 'Pause feed',
                     onclick: function () { events.paused = !events.paused; refresh(); } })),
                 table(['#Id', 'Time', 'Event', 'Queue', 'Job', 'Data'], events.list.map(function (e) {
-                    return el('tr', { 'data-event': e.id }, num(e.id), el('td', null, time(e.time)),
-                        el('td', { 'class': 'mono', text: e.type }), el('td', { text: e.source.replace('/ojs/queues/', '') }),
+                    return el('tr', { 'data-event': e.id }, num(e.id), el('td', { 'class': 'nowrap' }, time(e.time)),
+                        el('td', { 'class': 'mono nowrap', text: e.type }), el('td', { 'class': 'nowrap', text: e.source.replace('/ojs/queues/', '') }),
                         el('td', null, short(e.subject)), el('td', { 'class': 'mono', text: JSON.stringify(e.data) }));
                 }), 'No event yet.')
             ];

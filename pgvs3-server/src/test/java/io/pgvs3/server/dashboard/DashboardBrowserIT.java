@@ -97,6 +97,14 @@ class DashboardBrowserIT {
             append("lag-demo", "reading", Map.of("n", i));
         }
         await(d -> String.valueOf(before + 5).equals(text(lag)));
+        for (int i = 0; i < 3; i++) {
+            http.post("/ojs/v1/jobs", Map.of("type", "reading.aggregate", "args", List.of(i), "options",
+                    Map.of("queue", "lag-demo")));
+        }
+        http.post("/ojs/v1/workers/fetch", Map.of("queues", List.of("lag-demo")));
+        // the server-side history (one sample a second here) catches up with the rise
+        await(d -> text(By.cssSelector("section[data-chart='lag'] .legend")).contains("billing " + (before + 5))
+                && text(By.cssSelector("section[data-chart='jobs'] .legend")).contains("available 2"));
         HeadlessChromium.screenshot(browser, "queue-detail");
 
         JsonNode batch = http.post("/ojs/v1/queues/lag-demo/receive", Map.of("consumer", "billing", "max", 100)).json();
