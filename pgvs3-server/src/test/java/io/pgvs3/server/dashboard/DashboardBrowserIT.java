@@ -24,6 +24,7 @@ import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import tools.jackson.databind.JsonNode;
 
@@ -81,6 +82,13 @@ class DashboardBrowserIT {
 
         await(d -> !d.findElements(By.cssSelector("tr[data-queue='browser-orders']")).isEmpty());
         assertThat(text(By.cssSelector("tr[data-queue='browser-orders'] .pill"))).isEqualTo("active");
+
+        click(By.cssSelector("tr[data-queue='browser-orders'] button[data-action='pause']"));
+        await(d -> "paused".equals(text(By.cssSelector("tr[data-queue='browser-orders'] .pill"))));
+        assertThat(http.get("/ojs/v1/queues/browser-orders/stats").json().path("queue").path("paused").asBoolean()).isTrue();
+        click(By.cssSelector("tr[data-queue='browser-orders'] button[data-action='resume']"));
+        await(d -> "active".equals(text(By.cssSelector("tr[data-queue='browser-orders'] .pill"))));
+        assertThat(http.get("/ojs/v1/queues/browser-orders/stats").json().path("queue").path("paused").asBoolean()).isFalse();
     }
 
     @Test
@@ -146,6 +154,15 @@ class DashboardBrowserIT {
         JsonNode replayed = http.post("/ojs/v1/queues/audit-log/receive", Map.of("consumer", "auditor")).json();
         assertThat(replayed.path("messages").size()).isEqualTo(1);
         assertThat(replayed.path("messages").get(0).path("payload").path("user").asString()).isEqualTo("ada");
+
+        // dead-letter it again and purge the queue's dead letters, confirming the dialog
+        http.post("/ojs/v1/streams/nack", Map.of("queue", "audit-log", "batch_id", replayed.path("batch_id").asLong(),
+                "message_id", replayed.path("messages").get(0).path("id").asString(), "reason", "still broken"));
+        await(d -> text(By.cssSelector("main")).contains("still broken"));
+        click(By.cssSelector("button[data-action='purge all of audit-log']"));
+        new WebDriverWait(browser, PATIENCE).until(ExpectedConditions.alertIsPresent()).accept();
+        await(d -> text(By.cssSelector("main")).contains("No dead-lettered stream message."));
+        assertThat(http.get("/ojs/v1/queues/audit-log/dlq").json().path("dead_letters")).isEmpty();
     }
 
     @Test
@@ -163,6 +180,13 @@ class DashboardBrowserIT {
         assertThat(job.path("state").asString()).isEqualTo("available");
         JsonNode fetched = http.post("/ojs/v1/workers/fetch", Map.of("queues", List.of("billing-jobs"))).json();
         assertThat(fetched.path("jobs").get(0).path("id").asString()).isEqualTo(id);
+
+        String discarded = deadLetterJob("billing-jobs", "charge.card", "CardDeclined", "card expired");
+        By discardedRow = By.cssSelector("tr[data-job='" + discarded + "']");
+        await(d -> text(discardedRow).contains("card expired"));
+        click(By.cssSelector("tr[data-job='" + discarded + "'] button[data-action='discard']"));
+        await(d -> d.findElements(discardedRow).isEmpty());
+        assertThat(http.get("/ojs/v1/dead-letter?queue=billing-jobs").json().path("jobs")).isEmpty();
     }
 
     @Test

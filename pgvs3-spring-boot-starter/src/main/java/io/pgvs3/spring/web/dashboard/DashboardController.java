@@ -21,8 +21,6 @@ public class DashboardController {
 
     static final String PATH = "/dashboard/";
 
-    static final String LOCATION = "classpath:/io/pgvs3/dashboard/";
-
     private final Resource page = new ClassPathResource("io/pgvs3/dashboard/index.html");
     private final DashboardSettings settings;
 
