@@ -87,6 +87,19 @@ public class CronStore {
                 .findFirst().orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found"));
     }
 
+    /**
+     * Enables or disables a cron. Enabling schedules its next run from now, so a cron that was off for a while
+     * does not fire at once for the occurrence it missed.
+     */
+    public Cron setEnabled(String name, boolean enabled) {
+        Cron cron = get(name).orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found"));
+        Instant next = enabled && !cron.enabled()
+                ? CronSchedule.parse(cron.expression(), cron.timezone()).next(Instant.now()) : cron.nextRunAt();
+        return jdbc.query("UPDATE s3p.crons SET enabled = ?, next_run_at = ?, updated_at = now() WHERE name = ?"
+                + " RETURNING " + COLUMNS, rowMapper, enabled, Timestamp.from(next), name).stream().findFirst()
+                .orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found"));
+    }
+
     /** Fires every due cron once; returns how many occurrences were handled (fired or skipped). */
     public long fireDue() {
         Long handled = transactions.execute(status -> {

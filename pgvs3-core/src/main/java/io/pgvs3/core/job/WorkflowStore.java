@@ -90,6 +90,19 @@ public class WorkflowStore {
         return view.isEmpty() || view.get(0) == null ? Optional.empty() : Optional.of(toMap(view.get(0)));
     }
 
+    /** Workflows, newest first, each as {@link #get(String)} shows it. */
+    public List<Map<String, Object>> list(int limit, int offset) {
+        return jdbc.queryForList("SELECT s3p.workflow_view(id)::text FROM s3p.workflows"
+                + " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", String.class, limit, offset)
+                .stream().map(this::toMap).toList();
+    }
+
+    /** How many workflows are stored. */
+    public long count() {
+        Long count = jdbc.queryForObject("SELECT count(*) FROM s3p.workflows", Long.class);
+        return count == null ? 0 : count;
+    }
+
     /** Cancels a running workflow and its unfinished jobs; 404 if unknown, 409 if it already finished. */
     public Map<String, Object> cancel(String id) {
         UUID uuid = uuid(id).orElseThrow(() -> Pgvs3Exception.notFound("workflow " + id + " not found"));

@@ -26,6 +26,8 @@ public class Pgvs3Properties {
 
     private final Metrics metrics = new Metrics();
 
+    private final Dashboard dashboard = new Dashboard();
+
     public Http getHttp() {
         return http;
     }
@@ -56,6 +58,10 @@ public class Pgvs3Properties {
 
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    public Dashboard getDashboard() {
+        return dashboard;
     }
 
     public static class Http {
@@ -527,6 +533,34 @@ public class Pgvs3Properties {
 
         public void setSampleInterval(Duration sampleInterval) {
             this.sampleInterval = sampleInterval;
+        }
+    }
+
+    public static class Dashboard {
+
+        /**
+         * Whether the operator dashboard is served at /dashboard/ (needs pgvs3.http.enabled, since its pages read
+         * and act through the HTTP routes under /ojs).
+         */
+        private boolean enabled = false;
+
+        /** How many samples of each queue's job states and consumer lag the dashboard's history keeps. */
+        private int historySize = 240;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getHistorySize() {
+            return historySize;
+        }
+
+        public void setHistorySize(int historySize) {
+            this.historySize = historySize;
         }
     }
 }

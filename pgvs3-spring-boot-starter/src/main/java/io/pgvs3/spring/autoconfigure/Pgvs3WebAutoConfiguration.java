@@ -10,7 +10,11 @@ import io.pgvs3.spring.web.JsonBodyGuard;
 import io.pgvs3.spring.web.OjsExceptionHandler;
 import io.pgvs3.spring.web.OjsRequestFilter;
 import io.pgvs3.spring.web.OjsResponseAdvice;
+import io.pgvs3.core.catalog.QueueTableStats;
 import io.pgvs3.spring.web.QueueController;
+import io.pgvs3.spring.web.QueueStorageController;
+import io.pgvs3.spring.web.dashboard.QueueHistoryController;
+import io.pgvs3.spring.web.dashboard.QueueStatsHistory;
 import io.pgvs3.spring.web.ReadOnlyInterceptor;
 import io.pgvs3.spring.web.SystemController;
 
@@ -23,6 +27,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -30,7 +35,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /**
  * The OJS HTTP binding (jobs and streams routes under {@code /ojs}), off unless {@code pgvs3.http.enabled=true}.
  */
-@AutoConfiguration(after = Pgvs3AutoConfiguration.class)
+@AutoConfiguration(after = { Pgvs3AutoConfiguration.class, Pgvs3MetricsAutoConfiguration.class })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBean(QueueCatalog.class)
@@ -73,6 +78,25 @@ public class Pgvs3WebAutoConfiguration {
     @ConditionalOnMissingBean
     public QueueController pgvs3QueueController(QueueCatalog catalog) {
         return new QueueController(catalog);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public QueueStorageController pgvs3QueueStorageController(DataSource dataSource, QueueCatalog catalog) {
+        return new QueueStorageController(new QueueTableStats(new JdbcTemplate(dataSource), catalog));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public QueueHistoryController pgvs3QueueHistoryController(ObjectProvider<QueueStatsSampler> sampler,
+            Pgvs3Properties properties) {
+        QueueStatsSampler source = sampler.getIfAvailable();
+        QueueStatsHistory history = null;
+        if (source != null) {
+            history = new QueueStatsHistory(properties.getDashboard().getHistorySize());
+            source.onSample(history::record);
+        }
+        return new QueueHistoryController(history, properties.getMetrics().getSampleInterval());
     }
 
     @Bean

@@ -17,6 +17,7 @@ import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.StreamMessageConverter;
 import io.pgvs3.spring.web.QueueController;
+import io.pgvs3.spring.web.dashboard.DashboardController;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,7 +41,8 @@ class Pgvs3AutoConfigurationTests {
             Pgvs3MaintenanceAutoConfiguration.class, Pgvs3WebAutoConfiguration.class,
             Pgvs3TemplateAutoConfiguration.class,
             Pgvs3ListenerAutoConfiguration.class,
-            Pgvs3MetricsAutoConfiguration.class, Pgvs3HealthAutoConfiguration.class);
+            Pgvs3MetricsAutoConfiguration.class, Pgvs3HealthAutoConfiguration.class,
+            Pgvs3DashboardAutoConfiguration.class);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(PGVS3)
@@ -191,6 +193,21 @@ class Pgvs3AutoConfigurationTests {
         web.run(context -> assertThat(context).doesNotHaveBean(QueueController.class));
         web.withPropertyValues("pgvs3.http.enabled=true")
                 .run(context -> assertThat(context).hasSingleBean(QueueController.class));
+    }
+
+    @Test
+    void theDashboardIsOffUnlessEnabledAndNeedsTheHttpRoutes() {
+        WebApplicationContextRunner web = new WebApplicationContextRunner().withConfiguration(PGVS3)
+                .withBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
+        web.withPropertyValues("pgvs3.http.enabled=true")
+                .run(context -> assertThat(context).doesNotHaveBean(DashboardController.class));
+        web.withPropertyValues("pgvs3.dashboard.enabled=true")
+                .run(context -> assertThat(context).doesNotHaveBean(DashboardController.class));
+        web.withPropertyValues("pgvs3.http.enabled=true", "pgvs3.dashboard.enabled=true", "pgvs3.http.read-only=true")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(DashboardController.class);
+                    assertThat(context.getBean(DashboardController.class).settings()).containsEntry("read_only", true);
+                });
     }
 
     @Test

@@ -22,7 +22,8 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET/POST /ojs/v1/cron} and {@code DELETE /ojs/v1/cron/{name}}. A registration names the schedule as
+ * {@code GET/POST /ojs/v1/cron}, {@code GET/DELETE /ojs/v1/cron/{name}} and {@code POST /ojs/v1/cron/{name}/enable}
+ * or {@code /disable}. A registration names the schedule as
  * {@code expression} (or {@code cron} / {@code schedule}), an optional IANA {@code timezone} and
  * {@code overlap_policy}, and the job either as {@code job_template} (or {@code job}) or as top-level
  * {@code type}, {@code args}, {@code meta} and {@code options}. Every answer names a cron as {@code cron} and as
@@ -68,6 +69,16 @@ public class CronController {
     @GetMapping("/ojs/v1/cron/{name}")
     public Map<String, Object> get(@PathVariable String name) {
         return item(crons.get(name).orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found")));
+    }
+
+    @PostMapping("/ojs/v1/cron/{name}/enable")
+    public Map<String, Object> enable(@PathVariable String name) {
+        return Map.of("cron", crons.setEnabled(name, true).toMap());
+    }
+
+    @PostMapping("/ojs/v1/cron/{name}/disable")
+    public Map<String, Object> disable(@PathVariable String name) {
+        return Map.of("cron", crons.setEnabled(name, false).toMap());
     }
 
     @DeleteMapping("/ojs/v1/cron/{name}")

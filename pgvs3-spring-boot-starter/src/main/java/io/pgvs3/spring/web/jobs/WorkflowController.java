@@ -20,10 +20,11 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /ojs/v1/workflows}, {@code GET} and {@code DELETE /ojs/v1/workflows/{id}}. The body names a
+ * {@code POST} and {@code GET /ojs/v1/workflows} (newest first), {@code GET} and {@code DELETE /ojs/v1/workflows/{id}}. The body names a
  * {@code type} ({@code chain}, {@code group}, {@code batch} or {@code graph}; without one, see
  * {@link UntypedWorkflow}), the jobs as {@code steps} or {@code jobs} (job envelopes;
  * in a graph each may carry a {@code name}, {@code key} or step {@code id} and {@code depends_on}, a list of names or
@@ -31,6 +32,8 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 public class WorkflowController {
+
+    static final int MAX_LIMIT = 200;
 
     private final WorkflowStore workflows;
 
@@ -94,6 +97,25 @@ public class WorkflowController {
         callbackJobs.forEach((when, job) -> callbacks.put(when, parse(job, "callbacks." + when)));
         Map<String, Object> workflow = workflows.create(type, JsonFields.optionalString(body, "name"), nodes, callbacks);
         return ResponseEntity.status(HttpStatus.CREATED).body(answer(workflow));
+    }
+
+    @GetMapping("/ojs/v1/workflows")
+    public Map<String, Object> list(@RequestParam(defaultValue = "50") int limit,
+            @RequestParam(defaultValue = "0") int offset) {
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
+        }
+        if (offset < 0) {
+            throw Pgvs3Exception.invalidRequest("offset must not be negative", "offset");
+        }
+        List<Map<String, Object>> page = workflows.list(limit, offset);
+        long total = workflows.count();
+        Map<String, Object> pagination = new LinkedHashMap<>();
+        pagination.put("total", total);
+        pagination.put("limit", limit);
+        pagination.put("offset", offset);
+        pagination.put("has_more", offset + page.size() < total);
+        return Map.of("workflows", page, "pagination", pagination);
     }
 
     @GetMapping("/ojs/v1/workflows/{id}")
