@@ -10,13 +10,17 @@ import jakarta.servlet.http.HttpServletResponse;
 import io.pgvs3.core.error.ErrorCode;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.core.Ordered;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Applies the OJS binding's envelope to every exchange under {@code /ojs}: {@code OJS-Version} and
  * {@code X-Request-Id} on every response, and a ceiling on the request body size.
  */
-public class OjsRequestFilter extends OncePerRequestFilter {
+public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
+
+    /** Before Spring Security's filter (order -100), so that its answers carry the OJS headers too. */
+    public static final int ORDER = -200;
 
     private final long maxRequestBytes;
     private final JsonMapper mapper;
@@ -24,6 +28,11 @@ public class OjsRequestFilter extends OncePerRequestFilter {
     public OjsRequestFilter(long maxRequestBytes, JsonMapper mapper) {
         this.maxRequestBytes = maxRequestBytes;
         this.mapper = mapper;
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
     }
 
     @Override
