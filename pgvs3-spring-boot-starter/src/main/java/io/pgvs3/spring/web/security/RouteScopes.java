@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The scope each route needs, and the queue it names in its path. Every read (GET, HEAD) needs {@code read};
- * mutations are listed in docs/security.md.
+ * The scope each route needs, and the queue it names in its path. Everything under {@code /ojs/v1/admin/} needs
+ * {@code admin}; every other read (GET, HEAD) needs {@code read}; mutations are listed in docs/security.md.
  */
 public final class RouteScopes {
 
@@ -21,6 +21,9 @@ public final class RouteScopes {
 
     public static Requirement of(String method, String path) {
         String queue = queue(path);
+        if (path.startsWith("/ojs/v1/admin/")) {
+            return new Requirement(Scope.ADMIN, queue);
+        }
         if (method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS")) {
             return new Requirement(Scope.READ, queue);
         }
@@ -31,9 +34,6 @@ public final class RouteScopes {
     }
 
     private static Scope mutationScope(String method, String path) {
-        if (path.startsWith("/ojs/v1/admin/")) {
-            return Scope.ADMIN;
-        }
         if (method.equals("POST")) {
             switch (path) {
                 case "/ojs/v1/jobs", "/ojs/v1/jobs/batch", "/ojs/v1/workflows" -> {
