@@ -86,7 +86,7 @@ public class Pgvs3SecurityAutoConfiguration {
                 }
             }
             catch (IllegalArgumentException ex) {
-                throw new IllegalStateException(prefix + ": " + ex.getMessage(), ex);
+                throw new IllegalStateException(prefix + ": " + ex.getMessage());
             }
         }
         return new TokenRegistry(configured, catalog);
