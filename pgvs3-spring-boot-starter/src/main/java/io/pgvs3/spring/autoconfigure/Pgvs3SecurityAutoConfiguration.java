@@ -26,11 +26,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.http.HttpMethod;
+import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
@@ -46,6 +48,7 @@ import org.springframework.web.cors.UrlBasedCorsConfigurationSource;
  * Replace the {@code pgvs3SecurityFilterChain} bean to secure them differently.
  */
 @AutoConfiguration(after = Pgvs3WebAutoConfiguration.class,
+        afterName = "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
         beforeName = "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass({ SecurityFilterChain.class, HttpSecurity.class })
@@ -61,6 +64,21 @@ public class Pgvs3SecurityAutoConfiguration {
     /** The paths the pgvs3 filter chain guards. */
     public static final String[] PATHS = { "/ojs", "/ojs/**", "/dashboard", "/dashboard/**", "/v3/api-docs",
             "/v3/api-docs/**", "/swagger-ui.html", "/swagger-ui/**" };
+
+    /**
+     * Spring Boot's default chain (every other path needs a login) backs off as soon as any chain exists, and
+     * pgvs3's would be the first: this keeps it for an application that declares no chain of its own (nor gets
+     * Boot's actuator chain). Declared first, so that its condition sees only the chains defined before.
+     */
+    @Bean
+    @Order(SecurityFilterProperties.BASIC_AUTH_ORDER)
+    @ConditionalOnMissingBean(SecurityFilterChain.class)
+    public SecurityFilterChain pgvs3ApplicationDefaultSecurityFilterChain(HttpSecurity http) throws Exception {
+        http.authorizeHttpRequests(requests -> requests.anyRequest().authenticated());
+        http.formLogin(Customizer.withDefaults());
+        http.httpBasic(Customizer.withDefaults());
+        return http.build();
+    }
 
     @Bean
     @ConditionalOnMissingBean

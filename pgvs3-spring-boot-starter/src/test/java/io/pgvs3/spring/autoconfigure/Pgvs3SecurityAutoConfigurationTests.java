@@ -49,6 +49,15 @@ class Pgvs3SecurityAutoConfigurationTests {
             assertThat(context).hasNotFailed();
             assertThat(context).hasBean("pgvs3SecurityFilterChain");
             assertThat(context).hasSingleBean(TokenAdminController.class);
+            // the application's other paths keep Spring Boot's default: a login
+            SecurityFilterChain others = context.getBean("pgvs3ApplicationDefaultSecurityFilterChain",
+                    SecurityFilterChain.class);
+            assertThat(others.getFilters()).anyMatch(filter -> filter.getClass().getSimpleName()
+                    .equals("UsernamePasswordAuthenticationFilter"));
+            assertThat(context.getBean("pgvs3SecurityFilterChain", SecurityFilterChain.class)
+                    .matches(new org.springframework.mock.web.MockHttpServletRequest("GET", "/ojs/v1/queues"))).isTrue();
+            assertThat(context.getBean("pgvs3SecurityFilterChain", SecurityFilterChain.class)
+                    .matches(new org.springframework.mock.web.MockHttpServletRequest("GET", "/app/home"))).isFalse();
             assertThat(context.getBean(HealthDetailsPolicy.class)).isSameAs(HealthDetailsPolicy.AUTHENTICATED);
         });
     }
