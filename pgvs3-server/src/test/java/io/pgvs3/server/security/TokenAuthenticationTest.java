@@ -144,6 +144,20 @@ class TokenAuthenticationTest extends ServerTestSupport {
     }
 
     @Test
+    void aLongPollCompletesAsTheCallerThatStartedIt() {
+        assertThat(as(CONSUMER).post("/ojs/v1/queues/feed/consumers", Map.of("consumer", "c1")).status())
+                .isBetween(200, 201);
+        assertThat(as(PRODUCER).post("/ojs/v1/queues/feed/messages", Map.of("type", "e", "payload", 1)).status())
+                .isEqualTo(201);
+        // a receive completes in an async dispatch, which must still see the token
+        Response received = as(CONSUMER).post("/ojs/v1/queues/feed/receive",
+                Map.of("consumer", "c1", "max", 10, "wait_ms", 1000));
+        assertThat(received.status()).as(received.toString()).isEqualTo(200);
+        assertThat(received.json().path("messages")).hasSize(1);
+        assertError(as(PRODUCER).post("/ojs/v1/queues/feed/receive", Map.of("consumer", "c1")), 403, "forbidden");
+    }
+
+    @Test
     void basicCredentialsCarryTheTokenAsPassword() {
         String basic = "Basic " + Base64.getEncoder()
                 .encodeToString(("anyone:" + READER).getBytes(StandardCharsets.UTF_8));

@@ -1,7 +1,9 @@
 package io.pgvs3.spring.web.security;
 
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -15,6 +17,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -46,7 +49,7 @@ public class QueueBodyAccessFilter extends OncePerRequestFilter {
         }
         ApiToken token = caller.token();
         if (QueueAccess.uncheckedBodyQueues(path)) {
-            throw new org.springframework.security.access.AccessDeniedException("token '" + token.name()
+            throw new AccessDeniedException("token '" + token.name()
                     + "' is limited to queue patterns, and " + path + " names queues that are not checked");
         }
         if (!QueueAccess.namesQueuesInBody(path)) {
@@ -118,10 +121,9 @@ public class QueueBodyAccessFilter extends OncePerRequestFilter {
         }
 
         @Override
-        public java.io.BufferedReader getReader() throws IOException {
+        public BufferedReader getReader() throws IOException {
             String encoding = getCharacterEncoding();
-            return new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(),
-                    encoding != null ? encoding : "UTF-8"));
+            return new BufferedReader(new InputStreamReader(getInputStream(), encoding != null ? encoding : "UTF-8"));
         }
 
         @Override

@@ -14,6 +14,8 @@ import org.springframework.security.core.context.SecurityContext;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.security.core.context.SecurityContextHolderStrategy;
 import org.springframework.security.web.AuthenticationEntryPoint;
+import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
+import org.springframework.security.web.context.SecurityContextRepository;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -27,6 +29,9 @@ public class TokenAuthenticationFilter extends OncePerRequestFilter {
     private final AnonymousAccessPolicy anonymous;
     private final AuthenticationEntryPoint entryPoint;
     private final SecurityContextHolderStrategy contexts = SecurityContextHolder.getContextHolderStrategy();
+
+    // kept in the request, so that the dispatch that completes a long poll (async) runs as the same caller
+    private final SecurityContextRepository repository = new RequestAttributeSecurityContextRepository();
 
     public TokenAuthenticationFilter(TokenRegistry tokens, AnonymousAccessPolicy anonymous,
             AuthenticationEntryPoint entryPoint) {
@@ -57,6 +62,7 @@ public class TokenAuthenticationFilter extends OncePerRequestFilter {
             SecurityContext context = contexts.createEmptyContext();
             context.setAuthentication(new TokenAuthentication(token));
             contexts.setContext(context);
+            repository.saveContext(context, request, response);
         }
         chain.doFilter(request, response);
     }

@@ -1,7 +1,6 @@
 package io.pgvs3.spring.web.security;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -22,7 +21,7 @@ public class TokenRegistry {
 
     /** @param configured tokens by the SHA-256 hex of their value */
     public TokenRegistry(Map<String, ApiToken> configured, CatalogTokenStore catalog) {
-        this.configured = Map.copyOf(new LinkedHashMap<>(configured));
+        this.configured = Map.copyOf(configured);
         this.catalog = catalog;
     }
 
