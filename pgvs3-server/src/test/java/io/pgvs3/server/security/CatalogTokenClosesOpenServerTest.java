@@ -7,6 +7,8 @@ import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.test.OjsClient.Response;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.test.context.TestPropertySource;
+
 import static io.pgvs3.server.security.SecurityAssertions.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,6 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A server on loopback with no token is open; the first token created in the catalog closes it at once, and
  * revoking the last one opens it again.
  */
+// a context (and database) of its own: the tokens it creates must not reach the other tests' open server
+@TestPropertySource(properties = "pgvs3.security.allow-anonymous=false")
 class CatalogTokenClosesOpenServerTest extends ServerTestSupport {
 
     @Test
