@@ -19,7 +19,7 @@ public class AnonymousAccessPolicy {
 
     /**
      * @param bindAddress {@code server.address}, null when the server listens on every interface
-     * @throws IllegalStateException when the server would listen beyond loopback with no token and no opt-in
+     * @throws UnauthenticatedExposureException when the server would listen beyond loopback with no token and no opt-in
      */
     public AnonymousAccessPolicy(TokenRegistry tokens, String bindAddress, boolean allowAnonymous) {
         this.tokens = tokens;
@@ -38,9 +38,7 @@ public class AnonymousAccessPolicy {
                     + " is open to anyone who can reach it, with every scope");
         }
         else {
-            throw new IllegalStateException("pgvs3 refuses to serve its HTTP API on " + where
-                    + " without authentication: configure a token (pgvs3.security.tokens[0].name, .hash, .scopes),"
-                    + " bind to loopback (server.address=127.0.0.1), or set pgvs3.security.allow-anonymous=true");
+            throw new UnauthenticatedExposureException(where);
         }
     }
 
