@@ -8,6 +8,7 @@ import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.http.ResponseEntity;
+import org.springframework.mock.web.MockHttpServletRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +24,7 @@ class HealthWhenDatabaseIsDownTest {
             unreachable.setInitializationFailTimeout(-1);
             unreachable.setConnectionTimeout(30_000);
             long start = System.nanoTime();
-            ResponseEntity<Map<String, Object>> health = new SystemController(unreachable).health();
+            ResponseEntity<Map<String, Object>> health = new SystemController(unreachable).health(new MockHttpServletRequest());
             long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
 
             assertThat(health.getStatusCode().value()).isEqualTo(503);
@@ -38,7 +39,7 @@ class HealthWhenDatabaseIsDownTest {
     @Test
     void answers200WhenTheDatabaseIsUp() {
         try (HikariDataSource reachable = TestPostgres.get().newDatabase().newDataSource(2)) {
-            ResponseEntity<Map<String, Object>> health = new SystemController(reachable).health();
+            ResponseEntity<Map<String, Object>> health = new SystemController(reachable).health(new MockHttpServletRequest());
             assertThat(health.getStatusCode().value()).isEqualTo(200);
             assertThat(health.getBody()).containsEntry("status", "ok");
         }

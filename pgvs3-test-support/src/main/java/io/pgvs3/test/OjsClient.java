@@ -22,9 +22,37 @@ public final class OjsClient {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String baseUrl;
+    private final java.util.Map<String, String> headers;
 
     public OjsClient(String baseUrl) {
+        this(baseUrl, java.util.Map.of());
+    }
+
+    private OjsClient(String baseUrl, java.util.Map<String, String> headers) {
         this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        this.headers = headers;
+    }
+
+    /** A client that sends {@code name: value} on every request, besides this client's own headers. */
+    public OjsClient withHeader(String name, String value) {
+        java.util.Map<String, String> more = new java.util.LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new OjsClient(baseUrl, more);
+    }
+
+    /** A client that authenticates with {@code Authorization: Bearer <token>}. */
+    public OjsClient withBearer(String token) {
+        return withHeader("Authorization", "Bearer " + token);
+    }
+
+    /** Sends {@code method} with {@code body} (null: none) and {@code contentType} (null: none). */
+    public Response send(String method, String path, String body, String contentType) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path)).method(method,
+                body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            builder.header("Content-Type", contentType);
+        }
+        return send(builder);
     }
 
     public static OjsClient forPort(int port) {
@@ -63,7 +91,11 @@ public final class OjsClient {
 
     private Response send(HttpRequest.Builder builder) {
         try {
-            HttpResponse<String> response = http.send(builder.timeout(Duration.ofSeconds(30)).header("Accept", OJS_JSON).build(),
+            headers.forEach(builder::header);
+            if (!headers.containsKey("Accept")) {
+                builder.header("Accept", OJS_JSON);
+            }
+            HttpResponse<String> response = http.send(builder.timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.headers(), response.body());
         }

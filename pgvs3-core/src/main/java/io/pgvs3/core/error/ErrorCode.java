@@ -10,6 +10,7 @@ public enum ErrorCode {
     UNPROCESSABLE("invalid_request", 422, false),
     /** A request that is well formed but whose values break a rule (for example a retry policy), per the OJS suites. */
     VALIDATION_ERROR("invalid_request", 422, false, "validation_error"),
+    UNAUTHORIZED("unauthorized", 401, false),
     FORBIDDEN("forbidden", 403, false),
     NOT_FOUND("not_found", 404, false),
     METHOD_NOT_ALLOWED("method_not_allowed", 405, false),
@@ -75,7 +76,8 @@ public enum ErrorCode {
             case VALIDATION_ERROR, INVALID_REQUEST, UNPROCESSABLE -> "Fix the field named in details.field and send the request again.";
             case BATCH_TOO_LARGE -> "Receive again with a larger max.";
             case PAYLOAD_TOO_LARGE -> "Send a smaller body, or split it into several requests.";
-            case FORBIDDEN -> "This server is read-only; send mutations to a writable instance.";
+            case UNAUTHORIZED -> "Send a valid token as 'Authorization: Bearer <token>'.";
+            case FORBIDDEN -> "Use a token whose scopes and queue patterns allow this request; a read-only server refuses every mutation.";
             case METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE -> "Check the route's method and content type.";
             case NOT_ACCEPTABLE -> "Accept application/openjobspec+json or application/json.";
             case OUTCOME_UNKNOWN -> "The request may have been carried out; read the resource before sending it again.";

@@ -15,7 +15,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The maintenance pass and its schedule. The pass always exists (tests and tools can run it by hand); the
- * schedule runs only where {@code pgvs3.maintenance.enabled} is true (the default).
+ * schedule runs only where {@code pgvs3.maintenance.enabled} is true (the default), and never on a read-only
+ * instance ({@code pgvs3.http.read-only=true}), which writes nothing.
  */
 @AutoConfiguration(after = Pgvs3AutoConfiguration.class)
 @ConditionalOnBean(DataSource.class)
@@ -30,6 +31,7 @@ public class Pgvs3MaintenanceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "pgvs3.maintenance.enabled", matchIfMissing = true)
+    @ConditionalOnBooleanProperty(name = "pgvs3.http.read-only", havingValue = false, matchIfMissing = true)
     public MaintenanceScheduler pgvs3MaintenanceScheduler(MaintenancePass pass, Pgvs3Properties properties,
             ObjectProvider<Pgvs3Metrics> metrics) {
         return new MaintenanceScheduler(pass, properties.getMaintenance().getInterval(),

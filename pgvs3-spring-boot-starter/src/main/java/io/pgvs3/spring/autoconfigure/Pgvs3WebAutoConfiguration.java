@@ -7,6 +7,9 @@ import io.pgvs3.core.Resettable;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.spring.web.AdminResetController;
 import io.pgvs3.spring.web.JsonBodyGuard;
+import io.pgvs3.spring.web.HealthDetailsPolicy;
+import io.pgvs3.spring.web.MutationGuardFilter;
+import io.pgvs3.spring.web.OjsMediaTypes;
 import io.pgvs3.spring.web.OjsExceptionHandler;
 import io.pgvs3.spring.web.OjsRequestFilter;
 import io.pgvs3.spring.web.OjsResponseAdvice;
@@ -25,10 +28,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.web.cors.CorsConfiguration;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.config.annotation.CorsRegistry;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
@@ -40,6 +46,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBean(QueueCatalog.class)
 @ConditionalOnBooleanProperty("pgvs3.http.enabled")
+@EnableConfigurationProperties(Pgvs3CorsProperties.class)
 @Import({ Pgvs3JobsWebConfiguration.class, Pgvs3StreamsWebConfiguration.class })
 public class Pgvs3WebAutoConfiguration {
 
@@ -70,8 +77,32 @@ public class Pgvs3WebAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public SystemController pgvs3SystemController(DataSource dataSource) {
-        return new SystemController(dataSource);
+    public SystemController pgvs3SystemController(DataSource dataSource, ObjectProvider<HealthDetailsPolicy> details) {
+        return new SystemController(dataSource, details.getIfAvailable(() -> HealthDetailsPolicy.ALWAYS));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public MutationGuardFilter pgvs3MutationGuardFilter(Pgvs3CorsProperties cors, Pgvs3JsonMapper json) {
+        return new MutationGuardFilter(cors.toConfiguration(), json.mapper());
+    }
+
+    @Bean
+    public WebMvcConfigurer pgvs3CorsConfigurer(Pgvs3CorsProperties properties) {
+        CorsConfiguration cors = properties.toConfiguration();
+        return new WebMvcConfigurer() {
+            @Override
+            public void addCorsMappings(CorsRegistry registry) {
+                if (cors != null) {
+                    registry.addMapping(OjsMediaTypes.ROOT + "/**")
+                            .allowedOrigins(cors.getAllowedOrigins().toArray(String[]::new))
+                            .allowedMethods(cors.getAllowedMethods().toArray(String[]::new))
+                            .allowedHeaders(cors.getAllowedHeaders().toArray(String[]::new))
+                            .exposedHeaders(cors.getExposedHeaders().toArray(String[]::new))
+                            .maxAge(cors.getMaxAge());
+                }
+            }
+        };
     }
 
     @Bean

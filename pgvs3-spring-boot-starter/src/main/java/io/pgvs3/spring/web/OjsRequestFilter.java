@@ -14,6 +14,7 @@ import io.pgvs3.core.error.ErrorCode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.core.Ordered;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.UriUtils;
 
@@ -24,7 +25,10 @@ import org.springframework.web.util.UriUtils;
  * body still on its way is read without holding a request thread (see {@link AsyncBodyReader}); either way the
  * controller gets it whole.
  */
-public class OjsRequestFilter extends OncePerRequestFilter {
+public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
+
+    /** Before Spring Security's filter (order -100), so that its answers carry the OJS headers too. */
+    public static final int ORDER = -200;
 
     private final long maxRequestBytes;
     private final Duration bodyReadTimeout;
@@ -34,6 +38,11 @@ public class OjsRequestFilter extends OncePerRequestFilter {
         this.maxRequestBytes = maxRequestBytes;
         this.bodyReadTimeout = bodyReadTimeout;
         this.errors = new OjsErrorWriter(mapper);
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
     }
 
     @Override

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import jakarta.servlet.http.HttpServletRequest;
+
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -19,7 +21,8 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /ojs/manifest} and {@code GET /ojs/v1/health}.
+ * {@code GET /ojs/manifest} and {@code GET /ojs/v1/health}; the health's details (versions, uptime, latency) only
+ * for the callers the {@link HealthDetailsPolicy} allows.
  */
 @RestController
 public class SystemController implements DisposableBean {
@@ -39,7 +42,14 @@ public class SystemController implements DisposableBean {
 
     private CompletableFuture<String> pendingCheck;
 
+    private final HealthDetailsPolicy details;
+
     public SystemController(DataSource dataSource) {
+        this(dataSource, HealthDetailsPolicy.ALWAYS);
+    }
+
+    public SystemController(DataSource dataSource, HealthDetailsPolicy details) {
+        this.details = details;
         this.jdbc = new JdbcTemplate(dataSource);
         this.jdbc.setQueryTimeout((int) HEALTH_TIMEOUT.toSeconds());
         String implementationVersion = SystemController.class.getPackage().getImplementationVersion();
@@ -63,7 +73,7 @@ public class SystemController implements DisposableBean {
     }
 
     @GetMapping("/ojs/v1/health")
-    public ResponseEntity<Map<String, Object>> health() {
+    public ResponseEntity<Map<String, Object>> health(HttpServletRequest request) {
         long start = System.nanoTime();
         Map<String, Object> backend = new LinkedHashMap<>();
         backend.put("type", "postgres");
@@ -85,6 +95,9 @@ public class SystemController implements DisposableBean {
         backend.put("latency_ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", up ? "ok" : "degraded");
+        if (!details.showDetails(request)) {
+            return ResponseEntity.status(up ? 200 : 503).body(body);
+        }
         body.put("version", version);
         body.put("uptime_seconds", Duration.between(startedAt, Instant.now()).toSeconds());
         body.put("backend", backend);

@@ -62,7 +62,8 @@ class ListenerApplicationTests {
     static void start() {
         database = TestPostgres.get().newDatabase();
         context = new SpringApplicationBuilder(ListenerApp.class).run(properties(database,
-                "--server.port=0", "--pgvs3.http.enabled=true", "--pgvs3.listener.listen-poll-interval=60s",
+                "--server.port=0", "--server.address=127.0.0.1", "--pgvs3.http.enabled=true",
+                "--pgvs3.listener.listen-poll-interval=60s",
                 "--pgvs3.maintenance.interval=100ms"));
         listeners = context.getBean(Listeners.class);
         streams = context.getBean(StreamTemplate.class);

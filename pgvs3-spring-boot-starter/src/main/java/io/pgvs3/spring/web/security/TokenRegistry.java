@@ -1,0 +1,59 @@
+package io.pgvs3.spring.web.security;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Resolves a presented token to its identity: tokens given in configuration first, then the catalog.
+ */
+public class TokenRegistry {
+
+    /** How long the answer to "is there any token in the catalog" is reused before it is asked again. */
+    static final Duration CATALOG_CHECK_INTERVAL = Duration.ofSeconds(2);
+
+    private final Map<String, ApiToken> configured;
+    private final CatalogTokenStore catalog;
+
+    private volatile boolean catalogChecked;
+    private volatile long catalogCheckedAt;
+    private volatile boolean catalogHasTokens;
+
+    /** @param configured tokens by the SHA-256 hex of their value */
+    public TokenRegistry(Map<String, ApiToken> configured, CatalogTokenStore catalog) {
+        this.configured = Map.copyOf(configured);
+        this.catalog = catalog;
+    }
+
+    public Optional<ApiToken> resolve(String value) {
+        if (value == null || value.isEmpty() || value.length() > 512) {
+            return Optional.empty();
+        }
+        String hash = TokenHashes.sha256(value);
+        ApiToken token = configured.get(hash);
+        return token != null ? Optional.of(token) : catalog.findByHash(hash);
+    }
+
+    /** Whether any token exists at all; while none does, requests may be anonymous (see the access policy). */
+    public boolean anyToken() {
+        if (!configured.isEmpty()) {
+            return true;
+        }
+        long now = System.nanoTime();
+        if (!catalogChecked || now - catalogCheckedAt > CATALOG_CHECK_INTERVAL.toNanos()) {
+            catalogHasTokens = catalog.any();
+            catalogCheckedAt = now;
+            catalogChecked = true;
+        }
+        return catalogHasTokens;
+    }
+
+    /** Forgets the cached catalog answer, after this instance created or revoked a token. */
+    public void catalogChanged() {
+        catalogChecked = false;
+    }
+
+    public boolean hasConfiguredTokens() {
+        return !configured.isEmpty();
+    }
+}

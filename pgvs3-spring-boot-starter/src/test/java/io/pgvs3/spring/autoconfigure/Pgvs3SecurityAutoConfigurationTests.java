@@ -1,0 +1,114 @@
+package io.pgvs3.spring.autoconfigure;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.spring.web.HealthDetailsPolicy;
+import io.pgvs3.spring.web.security.TokenAdminController;
+import io.pgvs3.spring.web.security.TokenHashes;
+import io.pgvs3.test.TestPostgres;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class Pgvs3SecurityAutoConfigurationTests {
+
+    private static HikariDataSource dataSource;
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(Pgvs3AutoConfiguration.class, Pgvs3WebAutoConfiguration.class,
+                    Pgvs3SecurityAutoConfiguration.class, SecurityAutoConfiguration.class,
+                    ServletWebSecurityAutoConfiguration.class))
+            .withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
+            .withPropertyValues("pgvs3.http.enabled=true");
+
+    @BeforeAll
+    static void database() {
+        dataSource = TestPostgres.get().newDatabase().newDataSource(4);
+    }
+
+    @AfterAll
+    static void close() {
+        dataSource.close();
+    }
+
+    @Test
+    void onLoopbackWithoutATokenTheChainIsContributedAndOpen() {
+        runner.withPropertyValues("server.address=127.0.0.1").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasBean("pgvs3SecurityFilterChain");
+            assertThat(context).hasSingleBean(TokenAdminController.class);
+            // the application's other paths keep Spring Boot's default: a login
+            SecurityFilterChain others = context.getBean("pgvs3ApplicationDefaultSecurityFilterChain",
+                    SecurityFilterChain.class);
+            assertThat(others.getFilters()).anyMatch(filter -> filter.getClass().getSimpleName()
+                    .equals("UsernamePasswordAuthenticationFilter"));
+            assertThat(context.getBean("pgvs3SecurityFilterChain", SecurityFilterChain.class)
+                    .matches(new org.springframework.mock.web.MockHttpServletRequest("GET", "/ojs/v1/queues"))).isTrue();
+            assertThat(context.getBean("pgvs3SecurityFilterChain", SecurityFilterChain.class)
+                    .matches(new org.springframework.mock.web.MockHttpServletRequest("GET", "/app/home"))).isFalse();
+            assertThat(context.getBean(HealthDetailsPolicy.class)).isSameAs(HealthDetailsPolicy.AUTHENTICATED);
+        });
+    }
+
+    @Test
+    void everyInterfaceWithoutATokenFailsToStart() {
+        runner.run(context -> assertThat(context).getFailure().rootCause()
+                .hasMessageContaining("refuses to serve its HTTP API on every interface without authentication"));
+        runner.withPropertyValues("server.address=0.0.0.0").run(context -> assertThat(context).hasFailed());
+    }
+
+    @Test
+    void everyInterfaceStartsWithATokenOrAnExplicitOptIn() {
+        runner.withPropertyValues("pgvs3.security.tokens[0].name=ops",
+                "pgvs3.security.tokens[0].hash=sha256:" + TokenHashes.sha256("secret"),
+                "pgvs3.security.tokens[0].scopes=admin").run(context -> assertThat(context).hasNotFailed());
+        runner.withPropertyValues("pgvs3.security.allow-anonymous=true")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aMisconfiguredTokenFailsToStartNamingIt() {
+        runner.withPropertyValues("server.address=127.0.0.1", "pgvs3.security.tokens[0].name=ops",
+                "pgvs3.security.tokens[0].hash=plaintext-by-mistake", "pgvs3.security.tokens[0].scopes=admin")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("pgvs3.security.tokens[0]").hasMessageContaining("64 hex digits"));
+        runner.withPropertyValues("server.address=127.0.0.1", "pgvs3.security.tokens[0].name=ops",
+                "pgvs3.security.tokens[0].hash=" + TokenHashes.sha256("x"), "pgvs3.security.tokens[0].scopes=root")
+                .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("unknown scope"));
+    }
+
+    @Test
+    void anApplicationChainOfTheSameNameReplacesPgvs3s() {
+        runner.withPropertyValues("server.address=127.0.0.1")
+                .withBean("pgvs3SecurityFilterChain", SecurityFilterChain.class,
+                        () -> new org.springframework.security.web.DefaultSecurityFilterChain(request -> false))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("pgvs3SecurityFilterChain"))
+                            .isInstanceOf(org.springframework.security.web.DefaultSecurityFilterChain.class);
+                    assertThat(context.getBeansOfType(SecurityFilterChain.class)).hasSize(1);
+                });
+    }
+
+    @Test
+    void withoutSpringSecurityTheRoutesAreServedWithoutIt() {
+        runner.withClassLoader(new FilteredClassLoader(HttpSecurity.class, SecurityFilterChain.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(TokenAdminController.class);
+                    assertThat(context).doesNotHaveBean(HealthDetailsPolicy.class);
+                });
+    }
+}
