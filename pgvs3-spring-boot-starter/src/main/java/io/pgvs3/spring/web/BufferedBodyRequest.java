@@ -11,12 +11,15 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 
-/** A request whose body was read in full beforehand (see {@link AsyncBodyReader}) and is served from memory. */
-final class BufferedBodyRequest extends HttpServletRequestWrapper {
+/**
+ * A request whose body was read in full beforehand (see {@link AsyncBodyReader}, or a filter that had to look at it)
+ * and is served from memory, as often as it is asked for.
+ */
+public final class BufferedBodyRequest extends HttpServletRequestWrapper {
 
     private final byte[] body;
 
-    BufferedBodyRequest(HttpServletRequest request, byte[] body) {
+    public BufferedBodyRequest(HttpServletRequest request, byte[] body) {
         super(request);
         this.body = body;
     }

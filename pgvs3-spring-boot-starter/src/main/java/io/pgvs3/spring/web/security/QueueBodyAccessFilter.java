@@ -1,18 +1,13 @@
 package io.pgvs3.spring.web.security;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.spring.web.BufferedBodyRequest;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -76,65 +71,6 @@ public class QueueBodyAccessFilter extends OncePerRequestFilter {
                 throw QueueAccess.denied(token, queue);
             }
         }
-        chain.doFilter(new ReplayedBodyRequest(request, body), response);
+        chain.doFilter(new BufferedBodyRequest(request, body), response);
     }
-
-    /** A request whose body has been read, and is read again from memory. */
-    private static final class ReplayedBodyRequest extends HttpServletRequestWrapper {
-
-        private final byte[] body;
-
-        ReplayedBodyRequest(HttpServletRequest request, byte[] body) {
-            super(request);
-            this.body = body;
-        }
-
-        @Override
-        public ServletInputStream getInputStream() {
-            ByteArrayInputStream in = new ByteArrayInputStream(body);
-            return new ServletInputStream() {
-                @Override
-                public int read() {
-                    return in.read();
-                }
-
-                @Override
-                public int read(byte[] buffer, int offset, int length) {
-                    return in.read(buffer, offset, length);
-                }
-
-                @Override
-                public boolean isFinished() {
-                    return in.available() == 0;
-                }
-
-                @Override
-                public boolean isReady() {
-                    return true;
-                }
-
-                @Override
-                public void setReadListener(ReadListener listener) {
-                    throw new UnsupportedOperationException("the body is already read");
-                }
-            };
-        }
-
-        @Override
-        public BufferedReader getReader() throws IOException {
-            String encoding = getCharacterEncoding();
-            return new BufferedReader(new InputStreamReader(getInputStream(), encoding != null ? encoding : "UTF-8"));
-        }
-
-        @Override
-        public int getContentLength() {
-            return body.length;
-        }
-
-        @Override
-        public long getContentLengthLong() {
-            return body.length;
-        }
-    }
-
 }
