@@ -155,10 +155,13 @@ public final class EmbeddedPostgres implements AutoCloseable {
         SuperuserPassword superuser = SuperuserPassword.loadOrGenerate(dataDirectory);
         tools.osUser().takeOwnership(dataDirectory.resolve(SuperuserPassword.FILE_NAME));
         boolean trust = ClientAuthentication.allowsTrust(dataDirectory);
-        if (superuser.generated() || trust) {
+        // The mark is written last: a start that died between storing the password and setting it does it again.
+        if (superuser.generated() || trust || !SecuredMark.matches(dataDirectory, superuser.value())) {
             setSuperuserPassword(superuser.value());
             ClientAuthentication.write(dataDirectory);
             tools.osUser().takeOwnership(dataDirectory.resolve(ClientAuthentication.FILE_NAME));
+            SecuredMark.write(dataDirectory, superuser.value());
+            tools.osUser().takeOwnership(dataDirectory.resolve(SecuredMark.FILE_NAME));
             log.info("Set a generated superuser password (in {}) and password-only authentication (SCRAM-SHA-256) "
                     + "in {}{}", dataDirectory.resolve(SuperuserPassword.FILE_NAME),
                     dataDirectory.resolve(ClientAuthentication.FILE_NAME),

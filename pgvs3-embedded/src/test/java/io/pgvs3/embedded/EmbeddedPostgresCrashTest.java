@@ -80,10 +80,15 @@ class EmbeddedPostgresCrashTest {
     void aLockFileOfAServerKilledWithItsJvmIsReplaced() throws Exception {
         Process child = startChild();
         long postmaster = postmasterPid();
+        // the server's own processes outlive a killed postmaster for a moment, attached to its shared memory
+        List<ProcessHandle> serverProcesses = ProcessHandle.of(postmaster).map(p -> p.children().toList()).orElse(List.of());
         child.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
         ProcessHandle.of(postmaster).ifPresent(ProcessHandle::destroyForcibly);
         kill(child);
         awaitGone(postmaster, Duration.ofSeconds(30));
+        for (ProcessHandle process : serverProcesses) {
+            awaitGone(process.pid(), Duration.ofSeconds(30));
+        }
         assertThat(LeftoverPostmaster.recordedPid(dataDirectory)).as("the stale lock file is still there")
                 .contains(postmaster);
 

@@ -112,6 +112,26 @@ class EmbeddedPostgresTest {
     }
 
     @Test
+    void aStartThatDiedBetweenStoringAndSettingThePasswordIsCompletedByTheNext() throws Exception {
+        String password;
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().dataDirectory(dataDirectory).start();
+                Connection connection = connect(postgres); Statement statement = connection.createStatement()) {
+            password = postgres.password();
+            statement.execute("ALTER ROLE postgres PASSWORD 'not-the-stored-one'");
+        }
+        // as a start leaves it when it dies after storing the password: the role's password not yet set, pg_hba.conf
+        // still initdb's refusal of every login, and no mark that both were done
+        Files.writeString(dataDirectory.resolve(ClientAuthentication.FILE_NAME),
+                "local all all reject\nhost all all 127.0.0.1/32 reject\n", StandardCharsets.UTF_8);
+        Files.delete(dataDirectory.resolve(SecuredMark.FILE_NAME));
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().dataDirectory(dataDirectory).start();
+                Connection connection = connect(postgres)) {
+            assertThat(postgres.password()).isEqualTo(password);
+            assertThat(connection.isValid(5)).isTrue();
+        }
+    }
+
+    @Test
     void aTrustDataDirectoryOfAnEarlierVersionIsUpgradedInPlace() throws Exception {
         int oldPort = EmbeddedPostgres.freePort();
         Path installation = PostgresBinaries.install(Path.of(System.getProperty("java.io.tmpdir")));

@@ -110,7 +110,8 @@ class ExactShutdownTests {
             long start = System.nanoTime();
             registry.stop();
             Duration took = Duration.ofNanos(System.nanoTime() - start);
-            assertThat(took).as("stopping 8 idle containers").isLessThan(Duration.ofSeconds(1));
+            assertThat(took).as("stopping 8 idle containers (measured in milliseconds; the bound allows for a loaded machine)")
+                    .isLessThan(Duration.ofSeconds(2));
             assertThat(registry.getContainers()).noneMatch(Pgvs3ListenerContainer::isRunning);
         }
     }

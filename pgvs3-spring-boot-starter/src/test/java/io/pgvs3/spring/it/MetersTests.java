@@ -54,7 +54,7 @@ class MetersTests {
     @BeforeAll
     static void start() {
         app = TestApps.run(MeterApp.class, TestPostgres.get().newDatabase(), "--spring.main.web-application-type=servlet",
-                "--server.port=0", "--pgvs3.http.enabled=true", "--pgvs3.maintenance.interval=100ms",
+                "--server.port=0", "--server.address=127.0.0.1", "--pgvs3.http.enabled=true", "--pgvs3.maintenance.interval=100ms",
                 "--pgvs3.metrics.sample-interval=200ms");
         meters = app.getBean(MeterRegistry.class);
     }
