@@ -444,27 +444,8 @@ LANGUAGE sql STABLE AS $fn$
           LIMIT p_limit + 1) d
 $fn$;
 
--- How many events visible in p_to but not in p_from have a sequence number up to p_upto_seq: the part of that
--- range a position inside it has passed.
-CREATE OR REPLACE FUNCTION @schema@.stream_diff_count_upto(p_from pg_snapshot, p_to pg_snapshot, p_upto_seq bigint)
-RETURNS bigint
-LANGUAGE sql STABLE AS $fn$
-    SELECT count(*)
-    FROM @schema@.stream_events e
-    WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
-      AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-      AND e.seq <= p_upto_seq
-$fn$;
-
--- How many events are visible in p_to but not in p_from: the size of that batch.
-CREATE OR REPLACE FUNCTION @schema@.stream_diff_count(p_from pg_snapshot, p_to pg_snapshot)
-RETURNS bigint
-LANGUAGE sql STABLE AS $fn$
-    SELECT count(*)
-    FROM @schema@.stream_events e
-    WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
-      AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-$fn$;
+-- Earlier templates sized a batch larger than the receive's max to refuse it; a receive now takes max of its events.
+DROP FUNCTION IF EXISTS @schema@.stream_diff_count(pg_snapshot, pg_snapshot);
 
 -- The end tick of the next batch from p_start: the newest tick whose sequence numbers fit p_max (max_seq grows
 -- with tick ids, so this is one short index range), else the nearest newer tick. Sequence numbers only estimate a

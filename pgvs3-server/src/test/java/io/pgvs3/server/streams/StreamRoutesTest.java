@@ -141,7 +141,8 @@ class StreamRoutesTest extends ServerTestSupport {
         Response first = http.post("/ojs/v1/queues/big/receive", Map.of("consumer", "c", "max", 2));
         assertThat(first.status()).isEqualTo(200);
         assertThat(first.json().path("messages").valueStream().map(m -> m.path("payload").asInt())).containsExactly(0, 1);
-        JsonNode batch = http.get("/ojs/v1/queues/big/batches/" + first.json().path("batch_id").asLong()).json();
+        JsonNode batch = http.get("/ojs/v1/queues/big/batches/" + first.json().path("batch_id").asLong()).json()
+                .path("batch");
         assertThat(batch.path("count").asInt()).isEqualTo(2);
         assertThat(batch.path("complete").asBoolean()).isFalse();
         // not acked: the same two again
