@@ -3,7 +3,7 @@
 -- retry and a dead-letter queue. Every stream operation is one function below; Java validates and maps errors.
 --
 -- Error codes raised by these functions (mapped to OJS errors by io.pgvs3.core.stream.StreamErrors):
---   S3400 invalid request, S3404 not found, S3409 conflict, S3413 batch too large.
+--   S3400 invalid request, S3404 not found, S3409 conflict.
 --
 -- Storage. Append, receive, ack and nack never UPDATE or DELETE a row, so a transaction that holds the xmin horizon
 -- open cannot make them leave dead tuples behind:
@@ -121,18 +121,27 @@ ALTER TABLE @schema@.stream_subscriptions
     ADD COLUMN IF NOT EXISTS sub_id bigint NOT NULL DEFAULT nextval('@schema@.stream_subscription_seq');
 CREATE UNIQUE INDEX IF NOT EXISTS stream_subscriptions_sub ON @schema@.stream_subscriptions (sub_id);
 
--- Cursor moves: the latest row of a subscription (highest id) is its last_tick. It moves on ack, or on an empty
+-- Cursor moves: the latest row of a subscription (highest id) is its position. It moves on ack, or on an empty
 -- receive that reaches a newer tick; the allocation cursor of cooperative members (next_tick) is the end of the
 -- group's newest batch, so a receive that hands out a batch does not move it.
+-- A position is (tick, seq): the events between two ticks are fixed once both snapshots exist, so a range larger
+-- than a receive's max is delivered in parts, by sequence number. seq 0 is the start of the range after tick; a
+-- position inside a range has the sequence number of the last event passed in it and the range's end tick
+-- (range_end), which the continuation uses so that the range stays the same.
 CREATE TABLE IF NOT EXISTS @schema@.stream_cursors (
     part       smallint NOT NULL,
     id         bigint NOT NULL,
     sub_id     bigint NOT NULL,
     tick       bigint NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz NOT NULL DEFAULT now(),
+    seq        bigint NOT NULL DEFAULT 0,
+    range_end  bigint
 ) PARTITION BY LIST (part);
 CREATE TABLE IF NOT EXISTS @schema@.stream_cursors_0 PARTITION OF @schema@.stream_cursors FOR VALUES IN (0);
 CREATE TABLE IF NOT EXISTS @schema@.stream_cursors_1 PARTITION OF @schema@.stream_cursors FOR VALUES IN (1);
+-- Cursors of earlier templates were ticks only: they stand at the start of a range (seq 0).
+ALTER TABLE @schema@.stream_cursors ADD COLUMN IF NOT EXISTS seq bigint NOT NULL DEFAULT 0;
+ALTER TABLE @schema@.stream_cursors ADD COLUMN IF NOT EXISTS range_end bigint;
 CREATE INDEX IF NOT EXISTS stream_cursors_sub ON @schema@.stream_cursors (sub_id, id DESC);
 
 -- The sequence numbers of a batch as ranges: a batch's events are mostly consecutive, so one or a few ranges hold
@@ -142,10 +151,14 @@ LANGUAGE sql IMMUTABLE AS $fn$
     SELECT coalesce(range_agg(int8range(s.seq, s.seq, '[]')), '{}'::int8multirange) FROM unnest(p_seqs) AS s(seq)
 $fn$;
 
--- Batches, with the exact events of each as their sequence numbers, compacted into ranges. A batch is outstanding while
--- its end tick is past the subscription's cursor; the batches of one subscription cover consecutive tick ranges,
--- so (sub_id, start_tick) finds both the newest one and the one that starts where another ends, and
--- (sub_id, member, start_tick) a member's newest one. Each lookup is one index probe, whatever the parameters.
+-- Batches, with the exact events of each as their sequence numbers, compacted into ranges. A batch starts at the
+-- position (start_tick, after_seq) and holds events of the range start_tick..end_tick with sequence numbers above
+-- after_seq: all the rest of them (complete), or, when they were more than the receive's max, the first max of them;
+-- it then ends at the position (start_tick, its last sequence number) and the next batch continues the same range.
+-- A batch is outstanding while its end position is past the subscription's cursor; the batches of one
+-- subscription cover consecutive positions, so (sub_id, start_tick, after_seq) finds both the newest one and the
+-- one that starts where another ends, and (sub_id, member, start_tick, after_seq) a member's newest one. Each
+-- lookup is one index probe, whatever the parameters.
 CREATE TABLE IF NOT EXISTS @schema@.stream_batches (
     part       smallint NOT NULL,
     batch_id   bigint NOT NULL,
@@ -154,10 +167,15 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_batches (
     start_tick bigint NOT NULL,
     end_tick   bigint NOT NULL,
     seqs       int8multirange NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz NOT NULL DEFAULT now(),
+    after_seq  bigint NOT NULL DEFAULT 0,
+    complete   boolean NOT NULL DEFAULT true
 ) PARTITION BY LIST (part);
 CREATE TABLE IF NOT EXISTS @schema@.stream_batches_0 PARTITION OF @schema@.stream_batches FOR VALUES IN (0);
 CREATE TABLE IF NOT EXISTS @schema@.stream_batches_1 PARTITION OF @schema@.stream_batches FOR VALUES IN (1);
+-- Batches of earlier templates always held a whole range.
+ALTER TABLE @schema@.stream_batches ADD COLUMN IF NOT EXISTS after_seq bigint NOT NULL DEFAULT 0;
+ALTER TABLE @schema@.stream_batches ADD COLUMN IF NOT EXISTS complete boolean NOT NULL DEFAULT true;
 -- Batches of earlier templates held their sequence numbers as a bigint[].
 DO $migrate$
 BEGIN
@@ -168,8 +186,10 @@ BEGIN
 END
 $migrate$;
 CREATE INDEX IF NOT EXISTS stream_batches_batch ON @schema@.stream_batches (batch_id);
-CREATE INDEX IF NOT EXISTS stream_batches_sub ON @schema@.stream_batches (sub_id, start_tick);
-CREATE INDEX IF NOT EXISTS stream_batches_member ON @schema@.stream_batches (sub_id, member, start_tick);
+DROP INDEX IF EXISTS @schema@.stream_batches_sub;
+DROP INDEX IF EXISTS @schema@.stream_batches_member;
+CREATE INDEX IF NOT EXISTS stream_batches_sub_pos ON @schema@.stream_batches (sub_id, start_tick, after_seq);
+CREATE INDEX IF NOT EXISTS stream_batches_member_pos ON @schema@.stream_batches (sub_id, member, start_tick, after_seq);
 
 -- Acks of batches the cursor could not pass yet (a cooperative member acked before the batches ahead of it). An
 -- ack that moves the cursor is just the cursor row: a batch behind the cursor is acked.
@@ -328,6 +348,27 @@ BEGIN
 END
 $fn$;
 
+-- A subscription's cursor position: its latest cursor row's tick, sequence number within the range after that tick
+-- (0 at its start) and, inside a range, the range's end tick.
+CREATE OR REPLACE FUNCTION @schema@.stream_cursor(p_sub_id bigint, OUT tick bigint, OUT seq bigint,
+                                                  OUT range_end bigint)
+LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+    SELECT c.tick, c.seq, c.range_end INTO tick, seq, range_end
+    FROM @schema@.stream_cursors c WHERE c.sub_id = p_sub_id ORDER BY c.id DESC LIMIT 1;
+END
+$fn$;
+
+-- The position a batch ends at: past its range's end tick when it completes the range, else at its last sequence
+-- number within the range (whose end tick the next batch keeps).
+CREATE OR REPLACE FUNCTION @schema@.stream_batch_end(p_batch @schema@.stream_batches, OUT tick bigint,
+                                                     OUT seq bigint, OUT range_end bigint)
+LANGUAGE sql IMMUTABLE AS $fn$
+    SELECT CASE WHEN p_batch.complete THEN p_batch.end_tick ELSE p_batch.start_tick END,
+           CASE WHEN p_batch.complete THEN 0 ELSE upper(p_batch.seqs) - 1 END,
+           CASE WHEN p_batch.complete THEN NULL ELSE p_batch.end_tick END
+$fn$;
+
 -- Appends messages atomically: parallel arrays, one element per message, payloads and headers as JSON text (cast
 -- once by the INSERT, far cheaper than binding jsonb[]); p_headers null when no message has headers. Every event
 -- carries its transaction id, which is what ticks compare. Returns one row: the sequence numbers in the order of
@@ -383,31 +424,28 @@ LANGUAGE sql STABLE AS $fn$
           LIMIT p_limit) d
 $fn$;
 
--- The events visible in p_to but not in p_from, in storage order, at most p_limit of them, and their sequence
--- numbers as ranges: a batch read in one scan, whole rows, so that the receive needs no second lookup by sequence
--- number. array_agg takes the rows in the order the subquery sorted them.
+-- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
+-- p_limit of them, their sequence numbers as ranges, and whether more such events follow: a batch read in one scan,
+-- whole rows, so that the receive needs no second lookup by sequence number.
 DROP FUNCTION IF EXISTS @schema@.stream_diff_events(pg_snapshot, pg_snapshot, integer);
-CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_limit integer,
-                                                       OUT events @schema@.stream_events[], OUT seqs int8multirange)
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
+                                                       p_limit integer, OUT events @schema@.stream_events[],
+                                                       OUT seqs int8multirange, OUT more boolean)
 LANGUAGE sql STABLE AS $fn$
-    SELECT coalesce(array_agg(d.e), '{}'), coalesce(range_agg(int8range((d.e).seq, (d.e).seq, '[]')), '{}')
-    FROM (SELECT e
+    SELECT coalesce(array_agg(d.e ORDER BY d.n) FILTER (WHERE d.n <= p_limit), '{}'),
+           coalesce(range_agg(int8range((d.e).seq, (d.e).seq, '[]')) FILTER (WHERE d.n <= p_limit), '{}'),
+           count(*) > p_limit
+    FROM (SELECT e, row_number() OVER (ORDER BY e.seq) AS n
           FROM @schema@.stream_events e
           WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
             AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+            AND e.seq > p_after_seq
           ORDER BY e.seq
-          LIMIT p_limit) d
+          LIMIT p_limit + 1) d
 $fn$;
 
--- How many events are visible in p_to but not in p_from: the size of that batch.
-CREATE OR REPLACE FUNCTION @schema@.stream_diff_count(p_from pg_snapshot, p_to pg_snapshot)
-RETURNS bigint
-LANGUAGE sql STABLE AS $fn$
-    SELECT count(*)
-    FROM @schema@.stream_events e
-    WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
-      AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-$fn$;
+-- Earlier templates sized a batch larger than the receive's max to refuse it; a receive now takes max of its events.
+DROP FUNCTION IF EXISTS @schema@.stream_diff_count(pg_snapshot, pg_snapshot);
 
 -- The end tick of the next batch from p_start: the newest tick whose sequence numbers fit p_max (max_seq grows
 -- with tick ids, so this is one short index range), else the nearest newer tick. Sequence numbers only estimate a
@@ -461,17 +499,18 @@ BEGIN
 END
 $fn$;
 
--- The outstanding, unacked batch of one member of a subscription whose cursor is at p_cursor, or null. A member
--- gets a new batch only once its previous one is acked, so only its newest batch can be unacked.
-CREATE OR REPLACE FUNCTION @schema@.stream_active_batch(p_sub_id bigint, p_member text, p_cursor bigint)
+-- The outstanding, unacked batch of one member of a subscription whose cursor is at (p_tick, p_seq), or null. A
+-- member gets a new batch only once its previous one is acked, so only its newest batch can be unacked.
+DROP FUNCTION IF EXISTS @schema@.stream_active_batch(bigint, text, bigint);
+CREATE OR REPLACE FUNCTION @schema@.stream_active_batch(p_sub_id bigint, p_member text, p_tick bigint, p_seq bigint)
 RETURNS bigint
 LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
     v_batch bigint;
 BEGIN
     SELECT b.batch_id INTO v_batch FROM @schema@.stream_batches b
-    WHERE b.sub_id = p_sub_id AND b.member = p_member AND b.start_tick >= p_cursor
-    ORDER BY b.start_tick DESC
+    WHERE b.sub_id = p_sub_id AND b.member = p_member AND (b.start_tick, b.after_seq) >= (p_tick, p_seq)
+    ORDER BY b.start_tick DESC, b.after_seq DESC
     LIMIT 1;
     IF v_batch IS NULL OR EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = v_batch) THEN
         RETURN NULL;
@@ -480,13 +519,25 @@ BEGIN
 END
 $fn$;
 
--- Where the next batch of a subscription starts: the end of its newest batch, or its cursor when that is further.
-CREATE OR REPLACE FUNCTION @schema@.stream_next_tick(p_sub_id bigint, p_cursor bigint)
-RETURNS bigint
+-- Where the next batch of a subscription starts: the end of its newest batch, or its cursor (p_tick, p_seq,
+-- p_range_end) when that is further.
+DROP FUNCTION IF EXISTS @schema@.stream_next_tick(bigint, bigint);
+CREATE OR REPLACE FUNCTION @schema@.stream_next_position(p_sub_id bigint, p_tick bigint, p_seq bigint,
+                                                         p_range_end bigint, OUT tick bigint, OUT seq bigint,
+                                                         OUT range_end bigint)
 LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_batch @schema@.stream_batches;
 BEGIN
-    RETURN greatest(p_cursor, (SELECT b.end_tick FROM @schema@.stream_batches b WHERE b.sub_id = p_sub_id
-                               ORDER BY b.start_tick DESC LIMIT 1));
+    tick := p_tick;
+    seq := p_seq;
+    range_end := p_range_end;
+    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.sub_id = p_sub_id
+    ORDER BY b.start_tick DESC, b.after_seq DESC LIMIT 1;
+    IF FOUND AND ((@schema@.stream_batch_end(v_batch)).tick, (@schema@.stream_batch_end(v_batch)).seq) > (p_tick, p_seq)
+    THEN
+        SELECT e.tick, e.seq, e.range_end INTO tick, seq, range_end FROM @schema@.stream_batch_end(v_batch) e;
+    END IF;
 END
 $fn$;
 
@@ -567,13 +618,14 @@ BEGIN
 END
 $fn$;
 
--- Receives the next batch of a consumer (member '' when not cooperative). An outstanding batch of the member is
--- returned again. Otherwise the batch runs from the group's allocation cursor (the end of its newest outstanding
--- batch, else last_tick) to the newest tick whose span fits p_max, else to the nearest newer tick; a tick is made
--- only when there is none newer and new events are visible, and never inside a transaction that has written (its
--- snapshot would count its own rows) or that does not take a fresh snapshot per statement. When even the nearest
--- span holds more than p_max events, S3413 is raised with DETAIL {"batch_size": n, "max": p_max}: receiving with a
--- max of at least n takes it. An empty result has a null batch_id and no message columns.
+-- Receives the next batch of a consumer (member '' when not cooperative): at most p_max events. An outstanding
+-- batch of the member is returned again. Otherwise the batch starts at the group's allocation position (the end of
+-- its newest outstanding batch, else the cursor). Inside a range (a batch before it stopped at p_max) it takes the
+-- next events of that same range; at the start of a range, the range runs to the newest tick whose span fits p_max,
+-- else to the nearest newer tick, and a tick is made only when there is none newer and new events are visible, and
+-- never inside a transaction that has written (its snapshot would count its own rows) or that does not take a fresh
+-- snapshot per statement. A range holding more than p_max events is handed out in batches of p_max, in sequence
+-- order. An empty result has a null batch_id and no message columns.
 CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
@@ -583,7 +635,8 @@ DECLARE
     v_can_tick boolean := pg_current_xact_id_if_assigned() IS NULL
                           AND current_setting('transaction_isolation') = 'read committed';
     v_sub      bigint;
-    v_last     bigint;
+    v_cursor   record;
+    v_pos      record;
     v_start    bigint;
     v_end      bigint;
     v_near     bigint;
@@ -593,7 +646,7 @@ DECLARE
     v_to       pg_snapshot;
     v_events   @schema@.stream_events[];
     v_seqs     int8multirange;
-    v_size     bigint;
+    v_more     boolean;
 BEGIN
     IF p_max IS NULL OR p_max < 1 OR p_max > 100000 THEN
         RAISE EXCEPTION 'max must be between 1 and 100000' USING ERRCODE = 'S3400';
@@ -605,20 +658,23 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'consumer % is not subscribed', p_consumer USING ERRCODE = 'S3404';
     END IF;
-    v_last := @schema@.stream_cursor_tick(v_sub);
-    v_batch := @schema@.stream_active_batch(v_sub, v_member, v_last);
+    SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
+    v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
     IF v_batch IS NOT NULL THEN
         RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
         RETURN;
     END IF;
-    v_start := @schema@.stream_next_tick(v_sub, v_last);
-    SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
-    IF v_end <= v_start THEN
-        SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
-        IF NOT v_can_tick OR NOT @schema@.stream_has_new_events(v_from) THEN
-            RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::json,
-                                NULL::jsonb, NULL::integer, NULL::timestamptz;
-            RETURN;
+    SELECT * INTO v_pos FROM @schema@.stream_next_position(v_sub, v_cursor.tick, v_cursor.seq, v_cursor.range_end);
+    v_start := v_pos.tick;
+    IF v_pos.range_end IS NULL THEN
+        SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
+        IF v_end <= v_start THEN
+            SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
+            IF NOT v_can_tick OR NOT @schema@.stream_has_new_events(v_from) THEN
+                RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::json,
+                                    NULL::jsonb, NULL::integer, NULL::timestamptz;
+                RETURN;
+            END IF;
         END IF;
     END IF;
 
@@ -627,60 +683,68 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_sub) THEN
         RAISE EXCEPTION 'consumer % is not subscribed', p_consumer USING ERRCODE = 'S3404';
     END IF;
-    v_last := @schema@.stream_cursor_tick(v_sub);
-    v_batch := @schema@.stream_active_batch(v_sub, v_member, v_last);
+    SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
+    v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
     IF v_batch IS NOT NULL THEN
         RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
         RETURN;
     END IF;
-    v_start := @schema@.stream_next_tick(v_sub, v_last);
+    SELECT * INTO v_pos FROM @schema@.stream_next_position(v_sub, v_cursor.tick, v_cursor.seq, v_cursor.range_end);
+    v_start := v_pos.tick;
     SELECT t.snapshot, t.max_seq INTO v_from, v_from_seq FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
-    SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
-    IF v_end <= v_start AND v_can_tick THEN
-        PERFORM pg_advisory_xact_lock(@schema@.stream_tick_key());
-        -- a tick made by whoever held the lock before is committed and visible to this statement
+
+    IF v_pos.range_end IS NOT NULL THEN
+        -- the rest of a range a batch before stopped in: the same two snapshots, the events after its last one
+        v_end := v_pos.range_end;
+        SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
+        SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+        FROM @schema@.stream_diff_events(v_from, v_to, v_pos.seq, p_max) d;
+    ELSE
         SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
-        IF v_end <= v_start THEN
-            -- captured by a statement that starts after the tick lock is held
-            v_to := pg_current_snapshot();
-            IF cardinality(@schema@.stream_diff_seqs(v_from, v_to, 1)) = 0 THEN
-                v_end := v_start;
-            ELSE
-                v_end := nextval('@schema@.stream_tick_seq');
-                INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
-                VALUES (@schema@.stream_meta_part(), v_end, v_to, (SELECT sq.last_value FROM @schema@.stream_seq sq));
+        IF v_end <= v_start AND v_can_tick THEN
+            PERFORM pg_advisory_xact_lock(@schema@.stream_tick_key());
+            -- a tick made by whoever held the lock before is committed and visible to this statement
+            SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
+            IF v_end <= v_start THEN
+                -- captured by a statement that starts after the tick lock is held
+                v_to := pg_current_snapshot();
+                IF cardinality(@schema@.stream_diff_seqs(v_from, v_to, 1)) = 0 THEN
+                    v_end := v_start;
+                ELSE
+                    v_end := nextval('@schema@.stream_tick_seq');
+                    INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
+                    VALUES (@schema@.stream_meta_part(), v_end, v_to, (SELECT sq.last_value FROM @schema@.stream_seq sq));
+                END IF;
             END IF;
         END IF;
-    END IF;
-    IF v_end <= v_start THEN
-        RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::json,
-                            NULL::jsonb, NULL::integer, NULL::timestamptz;
-        RETURN;
-    END IF;
-
-    -- The end tick is chosen by sequence numbers before any snapshot difference is computed, so a receive reads
-    -- about p_max events however long the backlog behind the latest tick is.
-    v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
-    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-    SELECT d.events, d.seqs INTO v_events, v_seqs FROM @schema@.stream_diff_events(v_from, v_to, p_max + 1) d;
-    IF cardinality(v_events) > p_max THEN
-        -- the nearest newer tick may hold a batch that fits when the estimated one does not
-        SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
-        IF v_near < v_end THEN
-            v_end := v_near;
-            SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-            SELECT d.events, d.seqs INTO v_events, v_seqs FROM @schema@.stream_diff_events(v_from, v_to, p_max + 1) d;
+        IF v_end <= v_start THEN
+            RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::json,
+                                NULL::jsonb, NULL::integer, NULL::timestamptz;
+            RETURN;
         END IF;
-        IF cardinality(v_events) > p_max THEN
-            v_size := @schema@.stream_diff_count(v_from, v_to);
-            RAISE EXCEPTION 'the next batch of consumer % holds % messages, more than max %', p_consumer, v_size, p_max
-                USING ERRCODE = 'S3413', DETAIL = json_build_object('batch_size', v_size, 'max', p_max)::text;
+
+        -- The end tick is chosen by sequence numbers before any snapshot difference is computed, so a receive reads
+        -- about p_max events however long the backlog behind the latest tick is.
+        v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
+        SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
+        SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+        FROM @schema@.stream_diff_events(v_from, v_to, 0, p_max) d;
+        IF v_more THEN
+            -- the nearest newer tick may hold a range that fits when the estimated one does not; when it does not
+            -- either, its first p_max events are the batch and the next receives continue in that range
+            SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
+            IF v_near < v_end THEN
+                v_end := v_near;
+                SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
+                SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+                FROM @schema@.stream_diff_events(v_from, v_to, 0, p_max) d;
+            END IF;
         END IF;
     END IF;
 
     IF cardinality(v_events) = 0 THEN
-        -- nothing for this consumer up to a newer tick: the cursor moves there unless batches are outstanding
-        IF v_start = v_last THEN
+        -- nothing for this consumer up to the range's end: the cursor moves there unless batches are outstanding
+        IF (v_pos.tick, v_pos.seq) = (v_cursor.tick, v_cursor.seq) THEN
             INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
             VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_sub, v_end);
         END IF;
@@ -690,8 +754,8 @@ BEGIN
     END IF;
 
     v_batch := nextval('@schema@.stream_batch_seq');
-    INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs)
-    VALUES (@schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end, v_seqs);
+    INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, after_seq, complete)
+    VALUES (@schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end, v_seqs, v_pos.seq, NOT v_more);
     -- the events were read in sequence order, and unnest keeps it
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
@@ -759,7 +823,8 @@ BEGIN
     END IF;
     PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(v_batch.sub_id));
     IF NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_batch.sub_id)
-       OR v_batch.end_tick <= @schema@.stream_cursor_tick(v_batch.sub_id) THEN
+       OR (SELECT (e.tick, e.seq) <= (c.tick, c.seq)
+           FROM @schema@.stream_batch_end(v_batch) e, @schema@.stream_cursor(v_batch.sub_id) c) THEN
         RETURN NULL;
     END IF;
     RETURN v_batch;
@@ -767,14 +832,16 @@ END
 $fn$;
 
 -- Acknowledges a batch: true when acked now, false when it was acked before. The group cursor moves over every
--- contiguous acked batch from last_tick; a batch acked out of order is only marked until the ones before it are.
+-- contiguous acked batch from its position; a batch acked out of order is only marked until the ones before it are.
+-- A batch that stopped inside its range moves the cursor to its last event in that range.
 CREATE OR REPLACE FUNCTION @schema@.stream_ack(p_batch_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql AS $fn$
 DECLARE
-    v_batch @schema@.stream_batches;
-    v_tick  bigint;
-    v_next  bigint;
+    v_batch  @schema@.stream_batches;
+    v_next   @schema@.stream_batches;
+    v_cursor record;
+    v_pos    record;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
     v_batch := @schema@.stream_lock_batch(p_batch_id);
@@ -784,21 +851,23 @@ BEGIN
         END IF;
         RAISE EXCEPTION 'batch % does not exist', p_batch_id USING ERRCODE = 'S3404';
     END IF;
-    IF v_batch.start_tick <> @schema@.stream_cursor_tick(v_batch.sub_id) THEN
+    SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_batch.sub_id);
+    IF (v_batch.start_tick, v_batch.after_seq) <> (v_cursor.tick, v_cursor.seq) THEN
         INSERT INTO @schema@.stream_acks (part, batch_id) VALUES (@schema@.stream_meta_part(), p_batch_id);
         RETURN true;
     END IF;
-    v_tick := v_batch.end_tick;
+    SELECT * INTO v_pos FROM @schema@.stream_batch_end(v_batch);
     LOOP
-        SELECT b.end_tick INTO v_next FROM @schema@.stream_batches b
-        WHERE b.sub_id = v_batch.sub_id AND b.start_tick = v_tick
+        SELECT * INTO v_next FROM @schema@.stream_batches b
+        WHERE b.sub_id = v_batch.sub_id AND b.start_tick = v_pos.tick AND b.after_seq = v_pos.seq
           AND EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = b.batch_id)
         LIMIT 1;
         EXIT WHEN NOT FOUND;
-        v_tick := v_next;
+        SELECT * INTO v_pos FROM @schema@.stream_batch_end(v_next);
     END LOOP;
-    INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
-    VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_batch.sub_id, v_tick);
+    INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick, seq, range_end)
+    VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_batch.sub_id, v_pos.tick, v_pos.seq,
+            v_pos.range_end);
     RETURN true;
 END
 $fn$;
@@ -975,19 +1044,22 @@ BEGIN
     END;
     PERFORM setval('@schema@.stream_meta_epoch', (SELECT e.last_value FROM @schema@.stream_meta_epoch e) + 1);
 
-    INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick, created_at)
-    SELECT v_new, c.id, c.sub_id, c.tick, c.created_at
+    INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick, created_at, seq, range_end)
+    SELECT v_new, c.id, c.sub_id, c.tick, c.created_at, c.seq, c.range_end
     FROM @schema@.stream_subscriptions s
     CROSS JOIN LATERAL (SELECT * FROM @schema@.stream_cursors l WHERE l.sub_id = s.sub_id
                         ORDER BY l.id DESC LIMIT 1) c
     WHERE c.part = v_old;
 
     v_live := ARRAY(SELECT b.batch_id
-                    FROM (SELECT s.sub_id, @schema@.stream_cursor_tick(s.sub_id) AS tick
-                          FROM @schema@.stream_subscriptions s) c
-                    JOIN @schema@.stream_batches b ON b.sub_id = c.sub_id AND b.start_tick >= c.tick);
-    INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, created_at)
-    SELECT v_new, b.batch_id, b.sub_id, b.member, b.start_tick, b.end_tick, b.seqs, b.created_at
+                    FROM @schema@.stream_subscriptions s
+                    CROSS JOIN LATERAL @schema@.stream_cursor(s.sub_id) c
+                    JOIN @schema@.stream_batches b
+                      ON b.sub_id = s.sub_id AND (b.start_tick, b.after_seq) >= (c.tick, c.seq));
+    INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, created_at,
+                                         after_seq, complete)
+    SELECT v_new, b.batch_id, b.sub_id, b.member, b.start_tick, b.end_tick, b.seqs, b.created_at, b.after_seq,
+           b.complete
     FROM @schema@.stream_batches b WHERE b.part = v_old AND b.batch_id = ANY (v_live);
     INSERT INTO @schema@.stream_acks (part, batch_id, acked_at)
     SELECT v_new, a.batch_id, a.acked_at FROM @schema@.stream_acks a WHERE a.part = v_old AND a.batch_id = ANY (v_live);
@@ -1001,7 +1073,10 @@ BEGIN
     WHERE t.tick_id < v_latest
       AND (t.created_at < now() - v_config.retention
            OR (v_config.truncated_seal IS NOT NULL AND NOT pg_visible_in_snapshot(v_config.truncated_seal, t.snapshot)));
-    v_keep := ARRAY(SELECT @schema@.stream_cursor_tick(s.sub_id) FROM @schema@.stream_subscriptions s
+    v_keep := ARRAY(SELECT c.tick FROM @schema@.stream_subscriptions s CROSS JOIN LATERAL @schema@.stream_cursor(s.sub_id) c
+                    UNION ALL
+                    SELECT c.range_end FROM @schema@.stream_subscriptions s
+                    CROSS JOIN LATERAL @schema@.stream_cursor(s.sub_id) c WHERE c.range_end IS NOT NULL
                     UNION ALL
                     SELECT b.start_tick FROM @schema@.stream_batches b WHERE b.batch_id = ANY (v_live)
                     UNION ALL
@@ -1112,6 +1187,7 @@ RETURNS jsonb
 LANGUAGE sql STABLE AS $fn$
     SELECT jsonb_build_object('id', p_batch.batch_id, 'consumer', p_consumer, 'member', nullif(p_batch.member, ''),
                               'start_tick', p_batch.start_tick, 'end_tick', p_batch.end_tick,
+                              'after_seq', p_batch.after_seq, 'complete', p_batch.complete,
                               'count', (SELECT coalesce(sum(upper(r.r) - lower(r.r)), 0)
                                         FROM unnest(p_batch.seqs) AS r(r)),
                               'nacked', (SELECT count(*) FROM @schema@.stream_nacks n WHERE n.batch_id = p_batch.batch_id),
@@ -1123,9 +1199,12 @@ $fn$;
 -- The lag of a cursor at the tick (p_snapshot, p_max_seq): the events committed after that tick and visible now, and
 -- when the oldest of them was appended. Sequence numbers drawn since the tick bound it (a rolled-back append draws
 -- numbers but leaves no event, so they are not the lag itself): with none drawn it is 0 without reading an event;
--- else up to 10,000 events are counted, and beyond that the drawn numbers estimate it.
-CREATE OR REPLACE FUNCTION @schema@.stream_lag(p_snapshot pg_snapshot, p_max_seq bigint,
-                                               OUT events bigint, OUT oldest timestamptz)
+-- else up to 10,000 events are counted, and beyond that the drawn numbers estimate it. A cursor inside a range
+-- (p_range_end the snapshot of its end tick, p_seq the last sequence number it passed) has passed the events of
+-- that range up to p_seq; they do not count.
+DROP FUNCTION IF EXISTS @schema@.stream_lag(pg_snapshot, bigint);
+CREATE OR REPLACE FUNCTION @schema@.stream_lag(p_snapshot pg_snapshot, p_max_seq bigint, p_range_end pg_snapshot,
+                                               p_seq bigint, OUT events bigint, OUT oldest timestamptz)
 LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
     v_drawn bigint;
@@ -1145,6 +1224,7 @@ BEGIN
           FROM @schema@.stream_events e
           WHERE e.txid >= pg_snapshot_xmin(p_snapshot) AND e.txid < pg_snapshot_xmax(v_now)
             AND pg_visible_in_snapshot(e.txid, v_now) AND NOT pg_visible_in_snapshot(e.txid, p_snapshot)
+            AND NOT (p_range_end IS NOT NULL AND e.seq <= p_seq AND pg_visible_in_snapshot(e.txid, p_range_end))
           ORDER BY e.seq
           LIMIT 10001) d;
     IF events > 10000 THEN
@@ -1160,7 +1240,9 @@ LANGUAGE sql STABLE AS $fn$
     SELECT coalesce(jsonb_agg(jsonb_build_object(
                'name', s.consumer,
                'last_tick', s.last_tick,
-               'next_tick', @schema@.stream_next_tick(s.sub_id, s.last_tick),
+               'last_seq', s.last_seq,
+               'next_tick', (SELECT n.tick FROM @schema@.stream_next_position(s.sub_id, s.last_tick, s.last_seq,
+                                                                              s.range_end) n),
                'lag', l.events,
                'lag_seconds', CASE WHEN l.events = 0 THEN 0
                                    ELSE greatest(0, extract(epoch FROM now() - l.oldest))::bigint END,
@@ -1168,11 +1250,13 @@ LANGUAGE sql STABLE AS $fn$
                'batches', (SELECT coalesce(jsonb_agg(@schema@.stream_batch_json(b, s.consumer) - 'consumer'
                                                      ORDER BY b.start_tick, b.batch_id), '[]')
                            FROM @schema@.stream_batches b
-                           WHERE b.sub_id = s.sub_id AND b.start_tick >= s.last_tick))
+                           WHERE b.sub_id = s.sub_id AND (b.start_tick, b.after_seq) >= (s.last_tick, s.last_seq)))
            ORDER BY s.consumer), '[]')
-    FROM (SELECT s.*, @schema@.stream_cursor_tick(s.sub_id) AS last_tick FROM @schema@.stream_subscriptions s) s
+    FROM (SELECT s.*, c.tick AS last_tick, c.seq AS last_seq, c.range_end
+          FROM @schema@.stream_subscriptions s CROSS JOIN LATERAL @schema@.stream_cursor(s.sub_id) c) s
     LEFT JOIN LATERAL (SELECT * FROM @schema@.stream_ticks t WHERE t.tick_id = s.last_tick LIMIT 1) t ON true
-    LEFT JOIN LATERAL @schema@.stream_lag(t.snapshot, t.max_seq) l ON true
+    LEFT JOIN LATERAL (SELECT * FROM @schema@.stream_ticks t WHERE t.tick_id = s.range_end LIMIT 1) r ON true
+    LEFT JOIN LATERAL @schema@.stream_lag(t.snapshot, t.max_seq, r.snapshot, s.last_seq) l ON true
 $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_batch(p_batch_id bigint)
@@ -1181,15 +1265,17 @@ LANGUAGE sql STABLE AS $fn$
     SELECT @schema@.stream_batch_json(b, s.consumer)
     FROM @schema@.stream_batches b
     JOIN @schema@.stream_subscriptions s ON s.sub_id = b.sub_id
-    WHERE b.batch_id = p_batch_id AND b.end_tick > @schema@.stream_cursor_tick(s.sub_id)
+    CROSS JOIN LATERAL @schema@.stream_cursor(s.sub_id) c
+    CROSS JOIN LATERAL @schema@.stream_batch_end(b) e
+    WHERE b.batch_id = p_batch_id AND (e.tick, e.seq) > (c.tick, c.seq)
     LIMIT 1
 $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_info()
 RETURNS jsonb
 LANGUAGE sql STABLE AS $fn$
-    WITH cursors AS (SELECT s.sub_id, @schema@.stream_cursor_tick(s.sub_id) AS last_tick
-                     FROM @schema@.stream_subscriptions s)
+    WITH cursors AS (SELECT s.sub_id, c.tick AS last_tick, c.seq AS last_seq
+                     FROM @schema@.stream_subscriptions s CROSS JOIN LATERAL @schema@.stream_cursor(s.sub_id) c)
     SELECT jsonb_build_object(
         'events', (SELECT count(*) FROM @schema@.stream_events),
         'last_seq', (SELECT CASE WHEN sq.is_called THEN sq.last_value ELSE 0 END FROM @schema@.stream_seq sq),
@@ -1208,7 +1294,8 @@ LANGUAGE sql STABLE AS $fn$
                   FROM @schema@.stream_ticks t),
         'consumers', (SELECT count(*) FROM @schema@.stream_subscriptions),
         'outstanding_batches', (SELECT count(*) FROM cursors s
-                                JOIN @schema@.stream_batches b ON b.sub_id = s.sub_id AND b.start_tick >= s.last_tick
+                                JOIN @schema@.stream_batches b
+                                  ON b.sub_id = s.sub_id AND (b.start_tick, b.after_seq) >= (s.last_tick, s.last_seq)
                                 WHERE NOT EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = b.batch_id)),
         'oldest_cursor_tick', (SELECT min(s.last_tick) FROM cursors s),
         'metadata_compacted_at', (SELECT m.compacted_at FROM @schema@.stream_meta m),

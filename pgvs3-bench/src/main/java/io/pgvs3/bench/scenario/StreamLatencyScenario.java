@@ -25,7 +25,7 @@ public final class StreamLatencyScenario implements Scenario {
 
     public static final int RATE = 1_000;
 
-    /** The listener's batch ceiling; a tick holding more events than this stops the listener (batch_too_large). */
+    /** The listener's batch ceiling: the most events one receive hands it. */
     public static final int MAX_BATCH = 1_000;
 
     public static final String P50 = "streams.latency.p50";

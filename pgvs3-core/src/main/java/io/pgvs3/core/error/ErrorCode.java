@@ -74,7 +74,7 @@ public enum ErrorCode {
             case DUPLICATE -> "Send a new id, or omit it to let the server generate one.";
             case INVALID_PAYLOAD -> "Send a JSON object with Content-Type application/openjobspec+json.";
             case VALIDATION_ERROR, INVALID_REQUEST, UNPROCESSABLE -> "Fix the field named in details.field and send the request again.";
-            case BATCH_TOO_LARGE -> "Receive again with a larger max.";
+            case BATCH_TOO_LARGE -> "Send fewer items in one request.";
             case PAYLOAD_TOO_LARGE -> "Send a smaller body, or split it into several requests.";
             case UNAUTHORIZED -> "Send a valid token as 'Authorization: Bearer <token>'.";
             case FORBIDDEN -> "Use a token whose scopes and queue patterns allow this request; a read-only server refuses every mutation.";

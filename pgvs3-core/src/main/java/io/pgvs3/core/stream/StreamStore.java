@@ -51,11 +51,7 @@ public class StreamStore {
     /** Most messages one append may carry. */
     public static final int MAX_BATCH = 1000;
 
-    /**
-     * The highest {@code max} a receive accepts. A batch is the span between two ticks and can hold more events than
-     * a consumer usually asks for (a consumer that lagged while producers appended); a receive with a smaller
-     * {@code max} then fails with {@code batch_too_large}, whose details carry the {@code batch_size} to ask for.
-     */
+    /** The highest {@code max} a receive accepts: the most messages one batch holds. */
     public static final int MAX_RECEIVE = 100_000;
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -179,10 +175,10 @@ public class StreamStore {
     }
 
     /**
-     * Receives the consumer's next batch (for cooperative consumption, the member's). An outstanding batch is
-     * returned again; {@code max} (1 to {@link #MAX_RECEIVE}) is a ceiling: a larger next batch fails with
-     * {@code batch_too_large} and changes nothing, and the error's details hold its {@code batch_size}, so that a
-     * receive with that {@code max} takes it.
+     * Receives the consumer's next batch (for cooperative consumption, the member's): at most {@code max} messages
+     * (1 to {@link #MAX_RECEIVE}). An outstanding batch is returned again. The events committed between two ticks
+     * (one atomic append of 1,000 messages, say) that are more than {@code max} are handed out as consecutive batches
+     * of at most {@code max}, in sequence order; acking one moves the consumer past exactly its messages.
      */
     public StreamBatch receive(String queue, String consumer, String member, int max) {
         QueueName name = QueueName.of(queue);

@@ -59,6 +59,42 @@ class StreamCycleLatencyMeasurement extends StreamTestSupport {
         }
     }
 
+    /**
+     * Events per second received and acked from atomic appends of 1,000, with a receive max of 1,000 and of 100: with
+     * a tick after every append (as the ticker makes them for a lagging consumer), and as one range of 20 appends.
+     */
+    @Test
+    void receiveAndAckThroughputOfLargeRanges() {
+        boolean oneRange = Boolean.parseBoolean(System.getProperty("pgvs3.measure.one-range", "true"));
+        int[] maxes = Arrays.stream(System.getProperty("pgvs3.measure.maxes", "1000,100,1000,100").split(","))
+                .mapToInt(Integer::parseInt).toArray();
+        for (boolean ticked : oneRange ? new boolean[] { true, false } : new boolean[] { true }) {
+            for (int max : maxes) {
+                String queue = "range-" + ticked + "-" + max + "-" + System.nanoTime();
+                streams.subscribe(queue, "c", null);
+                for (int i = 0; i < 20; i++) {
+                    appendMany(queue, 1000);
+                    if (ticked) {
+                        streams.tick(queue, 1);
+                    }
+                }
+                long started = System.nanoTime();
+                int received = 0;
+                int batches = 0;
+                for (StreamBatch batch = streams.receive(queue, "c", null, max); !batch.isEmpty();
+                        batch = streams.receive(queue, "c", null, max)) {
+                    received += batch.messages().size();
+                    streams.ack(queue, batch.batchId());
+                    batches++;
+                }
+                double seconds = (System.nanoTime() - started) / 1e9;
+                System.out.printf("MEASURE %s, max %d: %d events in %d batches, %.0f events/s, %.3f ms per receive+ack%n",
+                        ticked ? "tick per append of 1000" : "one range of 20000", max, received, batches,
+                        received / seconds, seconds * 1000 / batches);
+            }
+        }
+    }
+
     private static double median(long[] values) {
         long[] sorted = values.clone();
         Arrays.sort(sorted);

@@ -152,25 +152,19 @@ class StreamDeliveryTest extends StreamTestSupport {
     }
 
     @Test
-    void batchLargerThanMaxIsRefusedAndChangesNothing() {
+    void rangeLargerThanMaxIsDeliveredInBatchesOfMax() {
         String queue = "too-large";
         streams.subscribe(queue, "c", null);
         List<AppendResult> appended = appendMany(queue, 5);
-        long cursor = count("SELECT \"s3q_too-large\".stream_cursor_tick(sub_id) FROM \"s3q_too-large\".stream_subscriptions"
-                + " WHERE consumer = 'c'");
-        assertThatThrownBy(() -> streams.receive(queue, "c", null, 4))
-                .isInstanceOfSatisfying(Pgvs3Exception.class, ex -> {
-                    assertThat(ex.code()).isEqualTo(ErrorCode.BATCH_TOO_LARGE);
-                    assertThat(ex.details()).containsEntry("batch_size", 5).containsEntry("max", 4);
-                });
-        assertThat(count("SELECT \"s3q_too-large\".stream_cursor_tick(sub_id) FROM \"s3q_too-large\".stream_subscriptions"
-                + " WHERE consumer = 'c'"))
-                .isEqualTo(cursor);
-        assertThat(count("SELECT count(*) FROM \"s3q_too-large\".stream_batches")).isZero();
-        StreamBatch batch = streams.receive(queue, "c", null, 5);
-        assertThat(ids(batch)).containsExactlyElementsOf(ids(appended));
-        // an outstanding batch is returned again even when a smaller max is asked for later
+        StreamBatch batch = streams.receive(queue, "c", null, 4);
+        assertThat(ids(batch)).containsExactlyElementsOf(ids(appended).subList(0, 4));
+        // an outstanding batch is returned again even when another max is asked for later
         assertThat(streams.receive(queue, "c", null, 5).batchId()).isEqualTo(batch.batchId());
+        streams.ack(queue, batch.batchId());
+        StreamBatch rest = streams.receive(queue, "c", null, 4);
+        assertThat(ids(rest)).containsExactlyElementsOf(ids(appended).subList(4, 5));
+        assertThat(rest.startTick()).isEqualTo(batch.startTick());
+        assertThat(rest.endTick()).isEqualTo(batch.endTick());
     }
 
     @Test

@@ -147,6 +147,44 @@ class StreamMetadataMigrationTest extends StreamTestSupport {
         assertThat(streams.ack(queue, again.batchId())).isTrue();
     }
 
+    @Test
+    void upgradeGivesCursorsAndBatchesOfTickOnlyPositionsTheirPlaceInARange() {
+        String queue = "tick-positions";
+        String schema = "\"s3q_tick-positions\"";
+        streams.subscribe(queue, "c", null);
+        streams.subscribe(queue, "g", null);
+        List<String> first = ids(streams.append(queue, List.of(NewStreamMessage.of("t", "1"), NewStreamMessage.of("t", "2"))));
+        StreamBatch outstanding = streams.receive(queue, "c", null, 10);
+        StreamBatch acked = streams.receive(queue, "g", "m0", 10);
+        streams.ack(queue, acked.batchId());
+        // the previous layout: a position was a tick, a batch always a whole range
+        jdbc.execute("DROP INDEX " + schema + ".stream_batches_sub_pos, " + schema + ".stream_batches_member_pos");
+        jdbc.execute("ALTER TABLE " + schema + ".stream_cursors DROP COLUMN seq, DROP COLUMN range_end");
+        jdbc.execute("ALTER TABLE " + schema + ".stream_batches DROP COLUMN after_seq, DROP COLUMN complete");
+        jdbc.execute("CREATE INDEX stream_batches_sub ON " + schema + ".stream_batches (sub_id, start_tick)");
+        jdbc.execute("CREATE INDEX stream_batches_member ON " + schema + ".stream_batches (sub_id, member, start_tick)");
+
+        jdbc.update("UPDATE s3p.queues SET template_version = 'previous' WHERE name = ?", queue);
+        assertThat(jdbc.queryForObject("SELECT s3p.upgrade_queue_schemas()", Integer.class)).isEqualTo(1);
+
+        assertThat(jdbc.queryForList("SELECT indexname FROM pg_indexes WHERE schemaname = ? AND tablename = 'stream_batches'",
+                String.class, "s3q_" + queue)).containsExactlyInAnyOrder("stream_batches_batch", "stream_batches_sub_pos",
+                        "stream_batches_member_pos");
+        StreamBatch again = streams.receive(queue, "c", null, 1);
+        assertThat(again.batchId()).isEqualTo(outstanding.batchId());
+        assertThat(ids(again)).containsExactlyElementsOf(first);
+        assertThat(streams.ack(queue, again.batchId())).isTrue();
+        List<String> next = ids(streams.append(queue, List.of(NewStreamMessage.of("t", "3"), NewStreamMessage.of("t", "4"))));
+        for (String consumer : List.of("c", "g")) {
+            StreamBatch part = streams.receive(queue, consumer, consumer.equals("g") ? "m1" : null, 1);
+            assertThat(ids(part)).as(consumer).containsExactly(next.get(0));
+            assertThat(streams.ack(queue, part.batchId())).isTrue();
+            StreamBatch rest = streams.receive(queue, consumer, consumer.equals("g") ? "m0" : null, 1);
+            assertThat(ids(rest)).as(consumer).containsExactly(next.get(1));
+            assertThat(streams.ack(queue, rest.batchId())).isTrue();
+        }
+    }
+
     private static void tick(long id) {
         jdbc.update("INSERT INTO " + SCHEMA + ".stream_ticks (tick_id, snapshot, max_seq)"
                 + " SELECT ?, pg_current_snapshot(), coalesce((SELECT max(seq) FROM " + SCHEMA + ".stream_events), 0)", id);

@@ -131,20 +131,39 @@ class StreamRoutesTest extends ServerTestSupport {
     }
 
     @Test
-    void batchLargerThanMaxIs413AndChangesNothing() {
+    void maxCapsTheBatchAndTheRestOfTheRangeFollows() {
         http.post("/ojs/v1/queues/big/consumers", Map.of("consumer", "c"));
-        for (int i = 0; i < 3; i++) {
-            http.post("/ojs/v1/queues/big/messages", Map.of("type", "t", "payload", i));
+        List<Map<String, Object>> messages = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            messages.add(Map.of("type", "t", "payload", i));
         }
-        Response tooLarge = http.post("/ojs/v1/queues/big/receive", Map.of("consumer", "c", "max", 2));
-        assertThat(tooLarge.status()).isEqualTo(413);
-        assertThat(tooLarge.errorCode()).isEqualTo("batch_too_large");
-        assertThat(tooLarge.json().path("error").path("details").path("batch_size").asInt()).isEqualTo(3);
-        assertThat(tooLarge.json().path("error").path("details").path("max").asInt()).isEqualTo(2);
+        assertThat(http.post("/ojs/v1/queues/big/messages/batch", Map.of("messages", messages)).status()).isEqualTo(201);
+        Response first = http.post("/ojs/v1/queues/big/receive", Map.of("consumer", "c", "max", 2));
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(first.json().path("messages").valueStream().map(m -> m.path("payload").asInt())).containsExactly(0, 1);
+        JsonNode batch = http.get("/ojs/v1/queues/big/batches/" + first.json().path("batch_id").asLong()).json()
+                .path("batch");
+        assertThat(batch.path("count").asInt()).isEqualTo(2);
+        assertThat(batch.path("complete").asBoolean()).isFalse();
+        // not acked: the same two again
+        Response again = http.post("/ojs/v1/queues/big/receive", Map.of("consumer", "c", "max", 2));
+        assertThat(again.json().path("batch_id").asLong()).isEqualTo(first.json().path("batch_id").asLong());
+        assertThat(http.post("/ojs/v1/streams/ack", Map.of("queue", "big", "batch_id",
+                first.json().path("batch_id").asLong())).status()).isEqualTo(200);
         JsonNode consumer = http.get("/ojs/v1/queues/big/consumers").json().path("consumers").get(0);
-        assertThat(consumer.path("batches")).isEmpty();
-        assertThat(http.post("/ojs/v1/queues/big/receive", Map.of("consumer", "c", "max", 3)).json()
-                .path("messages")).hasSize(3);
+        assertThat(consumer.path("lag").asInt()).isEqualTo(3);
+        assertThat(consumer.path("last_seq").asLong()).isPositive();
+        List<Integer> rest = new ArrayList<>();
+        while (true) {
+            Response next = http.post("/ojs/v1/queues/big/receive", Map.of("consumer", "c", "max", 2));
+            if (next.json().path("messages").isEmpty()) {
+                break;
+            }
+            assertThat(next.json().path("messages").size()).isLessThanOrEqualTo(2);
+            next.json().path("messages").forEach(m -> rest.add(m.path("payload").asInt()));
+            http.post("/ojs/v1/streams/ack", Map.of("queue", "big", "batch_id", next.json().path("batch_id").asLong()));
+        }
+        assertThat(rest).containsExactly(2, 3, 4);
     }
 
     @Test
@@ -161,23 +180,17 @@ class StreamRoutesTest extends ServerTestSupport {
                     .isEqualTo(201);
         }
         List<Integer> received = new ArrayList<>();
-        int max = 1000;
         while (true) {
-            Response response = http.post("/ojs/v1/queues/lagging/receive", Map.of("consumer", "slow", "max", max));
-            if (response.status() == 413) {
-                max = response.json().path("error").path("details").path("batch_size").asInt();
-                assertThat(max).isGreaterThan(1000);
-                continue;
-            }
+            Response response = http.post("/ojs/v1/queues/lagging/receive", Map.of("consumer", "slow", "max", 1000));
             assertThat(response.status()).as(response.toString()).isEqualTo(200);
             JsonNode batch = response.json();
             if (batch.path("messages").isEmpty()) {
                 break;
             }
+            assertThat(batch.path("messages").size()).isLessThanOrEqualTo(1000);
             batch.path("messages").forEach(message -> received.add(message.path("payload").asInt()));
             assertThat(http.post("/ojs/v1/streams/ack", Map.of("queue", "lagging", "batch_id",
                     batch.path("batch_id").asLong())).status()).isEqualTo(200);
-            max = 1000;
         }
         assertThat(received).containsExactlyElementsOf(expected);
     }

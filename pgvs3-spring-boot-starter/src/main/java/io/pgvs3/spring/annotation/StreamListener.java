@@ -34,8 +34,9 @@ public @interface StreamListener {
     String concurrency() default "1";
 
     /**
-     * Largest batch to receive, and to hand to a batch listener, at once; defaults to
-     * {@code pgvs3.listener.max-batch-size}. A tick that holds more is received whole and handed over in chunks.
+     * Largest batch to receive, and to hand to a batch listener, at once (the {@code max} of each receive, so also
+     * what one ack covers); defaults to {@code pgvs3.listener.max-batch-size}. Events committed between two ticks that
+     * are more come as consecutive batches of this size.
      */
     String maxBatchSize() default "";
 

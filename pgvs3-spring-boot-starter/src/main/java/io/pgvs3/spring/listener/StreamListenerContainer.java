@@ -191,13 +191,6 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                     log.debug("Stream listener {} stopped while receiving: {}", endpoint.id(), ex.toString());
                     return;
                 }
-                if (ex instanceof Pgvs3Exception pgvs3 && pgvs3.code() == ErrorCode.BATCH_TOO_LARGE
-                        && receivable(pgvs3)) {
-                    // cooperative members: the batch it sized was taken by another member; receive again at once
-                    log.debug("Stream listener {}: the next batch changed while it was sized: {}", endpoint.id(),
-                            ex.toString());
-                    continue;
-                }
                 log.warn("Stream listener {} failed to receive from {}: {}", endpoint.id(), endpoint.queue(),
                         ex.toString());
                 try {
@@ -212,40 +205,11 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
     }
 
     /**
-     * Receives the member's next batch. A batch is fixed by two tick snapshots and may hold more messages than the
-     * listener's batch size (a consumer that lagged while producers appended); it is then received whole, with the
-     * size the {@code batch_too_large} error reports (at most {@link StreamStore#MAX_RECEIVE}), and handed over in
-     * chunks. The next batch can change between the two receives (another member took it), hence the few attempts.
+     * Receives the member's next batch: at most the listener's batch size, which therefore also bounds what a stop
+     * in the middle of a batch leaves to be delivered again.
      */
     private StreamBatch receive(String member) {
-        int max = endpoint.maxBatchSize();
-        for (int attempt = 0;; attempt++) {
-            try {
-                return store.receive(endpoint.queue(), endpoint.consumer(), member, max);
-            }
-            catch (Pgvs3Exception ex) {
-                int needed = neededCeiling(ex);
-                if (ex.code() != ErrorCode.BATCH_TOO_LARGE || needed <= max || attempt >= 3) {
-                    throw ex;
-                }
-                log.debug("Stream listener {} receives a batch of {} messages from {} in chunks of {}", endpoint.id(),
-                        needed, endpoint.queue(), endpoint.maxBatchSize());
-                max = needed;
-            }
-        }
-    }
-
-    /** Whether a {@code batch_too_large} batch fits a receive: unless more than MAX_RECEIVE committed at once. */
-    private static boolean receivable(Pgvs3Exception ex) {
-        Object size = ex.details().get("batch_size");
-        return size instanceof Number number && number.longValue() <= StreamStore.MAX_RECEIVE;
-    }
-
-    /** The ceiling a {@code batch_too_large} error asks for, bounded by the store's: its batch_size when known. */
-    private static int neededCeiling(Pgvs3Exception ex) {
-        Object size = ex.details().get("batch_size");
-        long needed = size instanceof Number number ? number.longValue() : StreamStore.MAX_RECEIVE;
-        return (int) Math.min(needed, StreamStore.MAX_RECEIVE);
+        return store.receive(endpoint.queue(), endpoint.consumer(), member, endpoint.maxBatchSize());
     }
 
     /** Handles a batch; false when a manual listener left it unacknowledged. */

@@ -231,8 +231,10 @@ class ListenerApplicationTests {
         registry.resume("lagging.listener");
         await().atMost(Duration.ofSeconds(60)).until(() -> listeners.lagging.size() >= expected.size());
         assertThat(listeners.lagging).containsExactlyElementsOf(expected);
-        // every batch spans at least one append of 100: received whole, handed over in chunks of the listener's 50
+        // every tick range spans at least one append of 100; the receive asks for the listener's 50, so each call
+        // is a batch of its own, acked on its own
         assertThat(listeners.laggingChunks).allMatch(size -> size <= 50).contains(50);
+        assertThat(listeners.laggingBatches).as("one batch per call").hasSize(listeners.laggingChunks.size());
     }
 
     @Test
@@ -415,10 +417,12 @@ class ListenerApplicationTests {
 
         final List<Integer> lagging = new CopyOnWriteArrayList<>();
         final List<Integer> laggingChunks = new CopyOnWriteArrayList<>();
+        final Set<Long> laggingBatches = ConcurrentHashMap.newKeySet();
 
         @StreamListener(id = "lagging.listener", queue = "lagging", consumer = "behind", maxBatchSize = "50")
         void lag(List<StreamMessage<Map<String, Integer>>> batch) {
             laggingChunks.add(batch.size());
+            laggingBatches.add(batch.get(0).batchId());
             batch.forEach(message -> lagging.add(message.payload().get("n")));
         }
 
