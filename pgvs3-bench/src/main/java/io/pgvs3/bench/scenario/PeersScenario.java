@@ -135,14 +135,18 @@ public final class PeersScenario implements Scenario {
             }
             String name = peer.name();
             try (BenchDatabase database = context.newDatabase()) {
+                context.resetStatements();
                 double rate = peer.enqueueBatch(database, workload);
                 context.record(enqueueMetric(peer.id()), name + ": batch enqueue, 1000 jobs per call", "jobs/s", rate,
                         "clients=1 batch=1000 synchronous_commit=on");
+                context.profile(database, label(peer.id()) + " batch enqueue");
             }
             try (BenchDatabase database = context.newDatabase()) {
+                context.resetStatements();
                 Load.Drained drained = peer.drain(database, workload);
                 context.record(drainMetric(peer.id()), name + ": drain a backlog (no-op handler)", "jobs/s",
                         drained.rate(), drained.describe() + " synchronous_commit=on");
+                context.profile(database, label(peer.id()) + " fill + drain");
                 if (JAVA_PEERS.contains(peer.id())
                         && (javaBest.isEmpty() || drained.rate() > javaBest.getAsDouble())) {
                     javaBest = OptionalDouble.of(drained.rate());
