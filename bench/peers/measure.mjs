@@ -9,21 +9,28 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Closed loop, one caller: items per second over settings.measureMs, after settings.warmupMs of the same. */
+/**
+ * Closed loop, one caller: calls for settings.warmupMs, then whole calls for at least settings.measureMs and at least
+ * settings.minCalls calls; items per second from the first measured call's start to the last one's end.
+ */
 export async function rate(step) {
     const begin = now();
     let done = 0;
     let start = -1;
     let before = 0;
+    let calls = 0;
     for (;;) {
         done += await step();
         const t = now();
+        if (start >= 0) {
+            calls++;
+        }
         if (start < 0 && t - begin >= settings.warmupMs) {
             start = t;
             before = done;
         }
-        if (start >= 0 && t - start >= settings.measureMs) {
-            return { rate: (done - before) / ((t - start) / 1000), items: done - before, seconds: (t - start) / 1000 };
+        if (start >= 0 && t - start >= settings.measureMs && calls >= settings.minCalls) {
+            return { rate: (done - before) / ((t - start) / 1000), items: done - before, calls, seconds: (t - start) / 1000 };
         }
     }
 }

@@ -63,7 +63,7 @@ public final class DbSchedulerPeer implements Peer {
     public double enqueueBatch(BenchDatabase database, PeerWorkload workload) throws Exception {
         DataSource pool = prepare(database, 2);
         SchedulerClient client = SchedulerClient.Builder.create(pool, task(key -> { })).build();
-        return Load.rate(1, workload.warmup(), workload.measure(), index -> () -> {
+        return Drains.batchRate(workload, () -> {
             client.scheduleBatch(batch(1000, workload.payload()), Instant.now());
             return 1000;
         });

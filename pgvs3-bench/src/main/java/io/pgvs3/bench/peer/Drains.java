@@ -15,11 +15,39 @@ import io.pgvs3.bench.pgvs3.Paced;
 final class Drains {
 
     @FunctionalInterface
+    interface Batch {
+        int call() throws Exception;
+    }
+
+    @FunctionalInterface
     interface Enqueue {
         void one(String key) throws Exception;
     }
 
     private Drains() {
+    }
+
+    /**
+     * Items per second of one caller, closed loop: calls for the warm-up, then whole calls for at least the measured
+     * window and at least {@code minCalls} calls, timed from the first measured call's start to the last one's end.
+     */
+    static double batchRate(PeerWorkload workload, Batch batch) throws Exception {
+        long warmEnd = System.nanoTime() + workload.warmup().toNanos();
+        do {
+            batch.call();
+        }
+        while (System.nanoTime() < warmEnd);
+        long start = System.nanoTime();
+        long items = 0;
+        int calls = 0;
+        long now;
+        do {
+            items += batch.call();
+            calls++;
+            now = System.nanoTime();
+        }
+        while (now - start < workload.measure().toNanos() || calls < workload.minCalls());
+        return items / ((now - start) / 1e9);
     }
 
     /** Waits until {@code total} jobs were handled or {@code limit} passed since {@code start}. */

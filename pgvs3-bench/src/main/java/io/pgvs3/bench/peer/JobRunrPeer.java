@@ -84,7 +84,7 @@ public final class JobRunrPeer implements Peer {
     public double enqueueBatch(BenchDatabase database, PeerWorkload workload) throws Exception {
         try (Storage storage = Storage.on(database, 4)) {
             JobRequestScheduler scheduler = new JobRequestScheduler(storage.provider());
-            return Load.rate(1, workload.warmup(), workload.measure(), index -> () -> {
+            return Drains.batchRate(workload, () -> {
                 scheduler.enqueue(jobs(1000, workload.payload()));
                 return 1000;
             });

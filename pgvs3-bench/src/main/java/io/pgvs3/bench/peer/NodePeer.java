@@ -89,6 +89,7 @@ public final class NodePeer implements Peer {
         settings.put("payload", workload.payload());
         settings.put("warmupMs", workload.warmup().toMillis());
         settings.put("measureMs", workload.measure().toMillis());
+        settings.put("minCalls", workload.minCalls());
         settings.put("backlog", workload.backlog());
         settings.put("fillLimitMs", workload.fillLimit().toMillis());
         settings.put("drainLimitMs", workload.drainLimit().toMillis());

@@ -73,13 +73,15 @@ public final class PeersScenario implements Scenario {
         StringBuilder text = new StringBuilder("""
                 Each peer runs on the same PostgreSQL server as pgvs3, in the same repetition (right after the jobs \
                 scenario), every measurement in a fresh database of its own, with the same %d-byte JSON payload. \
-                *Batch enqueue*: one caller, 1,000 jobs per call, closed loop (warm-up, then the measured window). \
+                *Batch enqueue*: one caller, 1,000 jobs per call, closed loop: calls for the warm-up time, then \
+                whole calls for the measured window and at least %d calls (so one call moves the figure by a few \
+                percent at most), timed from the first measured call's start to the last one's end. \
                 *Drain*: a backlog of %,d no-op jobs enqueued 1,000 per call, then the peer's worker is started and \
                 timed until every job ran (at most %d s; a slower drain reports what it did within it). *Latency*: \
                 %d jobs/s for %d s open loop, one job per enqueue call, from the call returning to the handler being \
                 entered. The pgvs3 figures they are compared with are the jobs scenario's \
                 (`JobTemplate.enqueueAll` of 1,000, `@JobHandler` drain, enqueue → `@JobHandler` latency).
-                """.formatted(Payloads.SIZE_BYTES, backlog(options), options.drainLimit().toSeconds(),
+                """.formatted(Payloads.SIZE_BYTES, minCalls(options), backlog(options), options.drainLimit().toSeconds(),
                 JobsScenario.LATENCY_RATE, latencyDuration(options).toSeconds()));
         text.append("\n| Peer | Settings |\n|---|---|\n");
         for (Peer peer : peers(options)) {
@@ -120,7 +122,7 @@ public final class PeersScenario implements Scenario {
     @Override
     public void run(BenchContext context) throws Exception {
         BenchOptions options = context.options();
-        PeerWorkload workload = new PeerWorkload(context.warmup(), context.measure(), backlog(options),
+        PeerWorkload workload = new PeerWorkload(context.warmup(), context.measure(), minCalls(options), backlog(options),
                 options.smoke() ? Duration.ofSeconds(5) : Duration.ofSeconds(60), options.drainLimit(),
                 JobsScenario.LATENCY_RATE, latencyDuration(options), Payloads.json());
         OptionalDouble javaBest = OptionalDouble.empty();
@@ -175,6 +177,10 @@ public final class PeersScenario implements Scenario {
                     NodePeer.pgBoss(node));
         }
         return peers;
+    }
+
+    static int minCalls(BenchOptions options) {
+        return options.smoke() ? 2 : 30;
     }
 
     static int backlog(BenchOptions options) {
