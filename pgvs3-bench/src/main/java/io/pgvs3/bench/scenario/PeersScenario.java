@@ -20,8 +20,6 @@ import io.pgvs3.bench.peer.NodePeer;
 import io.pgvs3.bench.peer.NodeRuntime;
 import io.pgvs3.bench.peer.Peer;
 import io.pgvs3.bench.peer.PeerWorkload;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Scenario 6: the job queues a team would otherwise choose, measured the way {@link JobsScenario} measures pgvs3
@@ -29,8 +27,6 @@ import org.slf4j.LoggerFactory;
  * no-op backlog, enqueue-to-handler latency at a fixed rate.
  */
 public final class PeersScenario implements Scenario {
-
-    private static final Logger log = LoggerFactory.getLogger(PeersScenario.class);
 
     public static final String DB_SCHEDULER = "db_scheduler";
     public static final String JOBRUNR = "jobrunr";
@@ -57,6 +53,15 @@ public final class PeersScenario implements Scenario {
 
     private List<Peer> peers;
     private final Map<String, String> skipped = new LinkedHashMap<>();
+
+    /** The four peers: db-scheduler, JobRunr, graphile-worker and pg-boss. */
+    public PeersScenario() {
+    }
+
+    /** Other peers, e.g. in a test. */
+    public PeersScenario(List<Peer> peers) {
+        this.peers = List.copyOf(peers);
+    }
 
     @Override
     public String id() {
@@ -130,9 +135,9 @@ public final class PeersScenario implements Scenario {
             String reason = skipped.containsKey(peer.id()) ? skipped.get(peer.id()) : peer.unavailable();
             if (reason != null) {
                 if (skipped.putIfAbsent(peer.id(), reason) == null) {
+                    // a plain line, once per run, so that a skipped peer stands out in CI logs
                     System.out.println("peer " + label(peer.id()) + " skipped: " + reason);
                 }
-                log.warn("peer {} skipped: {}", label(peer.id()), reason);
                 continue;
             }
             String name = peer.name();
