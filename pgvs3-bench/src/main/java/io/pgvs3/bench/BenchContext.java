@@ -68,6 +68,11 @@ public final class BenchContext {
         postgres.resetStatements();
     }
 
+    /** A ratio with two decimals, or three significant digits when it is below 0.1 (so it never shows as 0.00). */
+    public static String formatRatio(double value) {
+        return value != 0 && Math.abs(value) < 0.1 ? String.format("%.3g", value) : String.format("%.2f", value);
+    }
+
     static String format(double value) {
         if (Math.abs(value) >= 100 || value == Math.rint(value)) {
             return String.format("%,.0f", value);

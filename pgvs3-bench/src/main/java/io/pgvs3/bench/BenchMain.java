@@ -8,6 +8,7 @@ import java.util.Map;
 import io.pgvs3.bench.scenario.BaselineScenario;
 import io.pgvs3.bench.scenario.BloatScenario;
 import io.pgvs3.bench.scenario.JobsScenario;
+import io.pgvs3.bench.scenario.PeersScenario;
 import io.pgvs3.bench.scenario.StreamAppendScenario;
 import io.pgvs3.bench.scenario.StreamConsumeScenario;
 import io.pgvs3.bench.scenario.StreamLatencyScenario;
@@ -27,7 +28,7 @@ public final class BenchMain {
 
     static List<Scenario> scenarios() {
         return List.of(new BaselineScenario(), new StreamAppendScenario(), new StreamConsumeScenario(),
-                new StreamLatencyScenario(), new JobsScenario(), new BloatScenario());
+                new StreamLatencyScenario(), new JobsScenario(), new PeersScenario(), new BloatScenario());
     }
 
     public static void main(String[] args) throws Exception {

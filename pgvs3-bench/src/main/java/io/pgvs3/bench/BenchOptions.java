@@ -20,9 +20,10 @@ import java.util.Set;
  * @param only           scenario ids to run; empty means all
  * @param bloatEvents    events pushed through the streams in the bloat scenario
  * @param bloatJobs      jobs pushed through the job queues in the bloat scenario
+ * @param peerBacklog    no-op jobs each peer drains in the peers scenario
  */
 public record BenchOptions(boolean smoke, int runs, Duration warmup, Duration measure, Path outputDirectory,
-        Path reportFile, String jdbcUrl, Set<String> only, int bloatEvents, int bloatJobs) {
+        Path reportFile, String jdbcUrl, Set<String> only, int bloatEvents, int bloatJobs, int peerBacklog) {
 
     public static BenchOptions parse(String... args) {
         boolean smoke = Arrays.asList(args).contains("--smoke");
@@ -35,6 +36,7 @@ public record BenchOptions(boolean smoke, int runs, Duration warmup, Duration me
         Set<String> only = new LinkedHashSet<>();
         int bloatEvents = smoke ? 5_000 : 1_000_000;
         int bloatJobs = smoke ? 2_000 : 200_000;
+        int peerBacklog = smoke ? 1_000 : 100_000;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -48,6 +50,7 @@ public record BenchOptions(boolean smoke, int runs, Duration warmup, Duration me
                 case "--only" -> only.addAll(Arrays.asList(value(args, ++i).split(",")));
                 case "--bloat-events" -> bloatEvents = positive(arg, value(args, ++i));
                 case "--bloat-jobs" -> bloatJobs = positive(arg, value(args, ++i));
+                case "--peer-backlog" -> peerBacklog = positive(arg, value(args, ++i));
                 default -> throw new IllegalArgumentException("Unknown option " + arg + System.lineSeparator() + usage());
             }
         }
@@ -55,7 +58,8 @@ public record BenchOptions(boolean smoke, int runs, Duration warmup, Duration me
             report = smoke ? output.resolve("BENCHMARKS.md") : Path.of("BENCHMARKS.md");
         }
         return new BenchOptions(smoke, runs, warmup, measure, output, report,
-                jdbcUrl == null || jdbcUrl.isBlank() ? null : jdbcUrl, Set.copyOf(only), bloatEvents, bloatJobs);
+                jdbcUrl == null || jdbcUrl.isBlank() ? null : jdbcUrl, Set.copyOf(only), bloatEvents, bloatJobs,
+                peerBacklog);
     }
 
     public boolean includes(String scenarioId) {
@@ -81,6 +85,7 @@ public record BenchOptions(boolean smoke, int runs, Duration warmup, Duration me
         return """
                 usage: bench/run [--smoke] [--runs N] [--warmup 1s] [--measure 4s] [--out DIR] [--report FILE]
                                  [--jdbc-url URL] [--only id,id] [--bloat-events N] [--bloat-jobs N]
+                                 [--peer-backlog N]
                   PGVS3_BENCH_JDBC_URL=jdbc:postgresql://host:5432/db?user=... uses that server instead of an
                   embedded PostgreSQL 17""";
     }

@@ -121,8 +121,8 @@ final class ReportWriter {
                 for (Comparison comparison : comparisons) {
                     List<Double> ratios = results.ratios(comparison.numerator(), comparison.denominator());
                     md.append("| ").append(cell(comparison.label())).append(" | ")
-                            .append(String.format("%.2f×", Results.median(ratios).getAsDouble())).append(" | ")
-                            .append(ratios.stream().map(ratio -> String.format("%.2f", ratio))
+                            .append(BenchContext.formatRatio(Results.median(ratios).getAsDouble())).append('×').append(" | ")
+                            .append(ratios.stream().map(BenchContext::formatRatio)
                                     .collect(Collectors.joining(" · ")))
                             .append(" |\n");
                 }

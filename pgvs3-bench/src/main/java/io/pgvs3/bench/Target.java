@@ -28,9 +28,13 @@ public record Target(String name, String goal, String metric, String denominator
         return new Target(name, "≥ " + bound + "×", metric, denominator, bound, true, "×");
     }
 
+    public static Target ratioAtMost(String name, String metric, String denominator, double bound) {
+        return new Target(name, "≤ " + bound + "×", metric, denominator, bound, false, "×");
+    }
+
     /** The measured value as the report shows it. */
     public String formatted(double value) {
-        return "×".equals(unit) ? String.format("%.2f×", value) : BenchContext.format(value) + " " + unit;
+        return "×".equals(unit) ? BenchContext.formatRatio(value) + "×" : BenchContext.format(value) + " " + unit;
     }
 
     public OptionalDouble measured(Results results) {

@@ -5,6 +5,7 @@ import java.util.List;
 import io.pgvs3.bench.scenario.BaselineScenario;
 import io.pgvs3.bench.scenario.BloatScenario;
 import io.pgvs3.bench.scenario.JobsScenario;
+import io.pgvs3.bench.scenario.PeersScenario;
 import io.pgvs3.bench.scenario.StreamAppendScenario;
 import io.pgvs3.bench.scenario.StreamConsumeScenario;
 import io.pgvs3.bench.scenario.StreamLatencyScenario;
@@ -32,6 +33,17 @@ final class Targets {
                 Target.atLeast("Job batch enqueue, 1000 per call", JobsScenario.enqueueBatchMetric(true), 50_000,
                         "jobs/s"),
                 Target.atMost("One-by-one enqueue → handler start, p50", JobsScenario.LATENCY_P50, 4, "ms"),
+                Target.ratioAtLeast("@JobHandler drain ÷ graphile-worker batched drain (same run)",
+                        JobsScenario.HANDLER_DRAIN, PeersScenario.drainMetric(PeersScenario.GRAPHILE_WORKER), 1.0),
+                Target.ratioAtLeast("@JobHandler drain ÷ best Java peer drain (db-scheduler, JobRunr; same run)",
+                        JobsScenario.HANDLER_DRAIN, PeersScenario.JAVA_BEST_DRAIN, 1.5),
+                Target.ratioAtLeast("Job batch enqueue, 1000 per call ÷ graphile-worker addJobs of 1000 (same run)",
+                        JobsScenario.enqueueBatchMetric(true), PeersScenario.enqueueMetric(PeersScenario.GRAPHILE_WORKER),
+                        1.0),
+                Target.ratioAtLeast("One-job enqueue ÷ single-row INSERT + COMMIT, 1 client (same run)",
+                        JobsScenario.enqueueSingleMetric(true), BaselineScenario.commitMetric(1, true), 0.8),
+                Target.ratioAtMost("Enqueue → handler p50 ÷ graphile-worker's (same run)", JobsScenario.LATENCY_P50,
+                        PeersScenario.p50Metric(PeersScenario.GRAPHILE_WORKER), 1.0),
                 Target.ratioAtLeast("Jobs over HTTP, 8 workers, fetch count 1 ÷ single-row commit limit (8 clients)",
                         JobsScenario.httpMetric(1), BaselineScenario.commitMetric(8, true), 1.0),
                 Target.ratioAtLeast("Jobs over HTTP, 8 workers, fetch count 100 ÷ single-row commit limit (8 clients)",

@@ -38,6 +38,9 @@ class ResultsTest {
 
         assertThat(Target.atLeast("append", "append", 100_000, "events/s").outcome(results)).isEqualTo("met");
         assertThat(Target.ratioAtLeast("ratio", "append", "insert", 0.9).outcome(results)).contains("missed");
+        assertThat(Target.ratioAtMost("ratio", "append", "insert", 1.0).outcome(results)).isEqualTo("met");
+        assertThat(Target.ratioAtMost("ratio", "insert", "append", 1.0).outcome(results)).contains("missed");
+        assertThat(Target.ratioAtMost("ratio", "insert", "append", 1.0).goal()).isEqualTo("≤ 1.0×");
         assertThat(Target.atMost("latency", "p99", 50, "ms").outcome(results)).isEqualTo("not measured");
     }
 

@@ -67,7 +67,7 @@ public final class BloatScenario implements Scenario {
 
     @Override
     public String title() {
-        return "6. Bloat and the xmin horizon";
+        return "7. Bloat and the xmin horizon";
     }
 
     @Override
