@@ -103,7 +103,11 @@ class ManyLongPollsTest extends ServerTestSupport {
             assertThat(appended.status()).isEqualTo(201);
             HttpResponse<String> response = polls.get(i).get(10, TimeUnit.SECONDS);
             wakeNanos[i] = Math.max(0, answered[i] - committed);
-            assertThat(OjsClient.mapper().readTree(response.body()).path("messages")).hasSize(1);
+            assertThat(OjsClient.mapper().readTree(response.body()).path("messages"))
+                    .as("receive %d, answered %d ms after it was sent, %d ms after the first", i,
+                            TimeUnit.NANOSECONDS.toMillis(answered[i] - sent[i]),
+                            TimeUnit.NANOSECONDS.toMillis(answered[i] - sent[0]))
+                    .hasSize(1);
             health.add(health());
         }
         while (polls.stream().anyMatch(poll -> !poll.isDone())
