@@ -89,7 +89,7 @@ class ManyLongPollsTest extends ServerTestSupport {
 
         // every queue's channel is LISTENed to, and the request threads answer meanwhile
         List<Long> health = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (!allListening() && System.nanoTime() < deadline) {
             health.add(health());
         }
