@@ -48,6 +48,9 @@ public class NotificationHub implements AutoCloseable {
      */
     static final int POLL_MILLIS = 50;
 
+    /** The {@code application_name} of the LISTEN connection, which tells it apart in {@code pg_stat_activity}. */
+    public static final String APPLICATION_NAME = "pgvs3-notifications";
+
     /** Most channels one LISTEN/UNLISTEN statement names. */
     private static final int MAX_CHANNELS_PER_STATEMENT = 500;
 
@@ -132,7 +135,7 @@ public class NotificationHub implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        closeConnection();
+        closeConnection(true);
     }
 
     private void start() {
@@ -225,7 +228,7 @@ public class NotificationHub implements AutoCloseable {
                 }
                 boolean wasConnected = connected;
                 connected = false;
-                closeConnection();
+                closeConnection(false);
                 if (wasConnected) {
                     log.warn("pgvs3 LISTEN connection lost ({}); reconnecting", ex.getMessage());
                 }
@@ -252,6 +255,9 @@ public class NotificationHub implements AutoCloseable {
             fresh.unwrap(PGConnection.class);
             listening.clear();
             connection = fresh;
+            try (Statement statement = fresh.createStatement()) {
+                statement.execute("SET application_name = '" + APPLICATION_NAME + "'");
+            }
             changed.set(false);
             List<String> channels;
             synchronized (this) {
@@ -287,10 +293,22 @@ public class NotificationHub implements AutoCloseable {
         }
     }
 
-    private void closeConnection() {
+    /** Closes the connection; {@code reset}: it is healthy and goes back to the pool, so it stops listening first. */
+    private void closeConnection(boolean reset) {
         Connection current = connection;
         connection = null;
         if (current != null) {
+            try {
+                if (reset && !current.isClosed()) {
+                    // the pool hands the connection on: without the channels and the name
+                    try (Statement statement = current.createStatement()) {
+                        statement.execute("UNLISTEN *; RESET application_name");
+                    }
+                }
+            }
+            catch (SQLException ex) {
+                log.debug("Resetting the LISTEN connection failed: {}", ex.getMessage());
+            }
             try {
                 current.close();
             }

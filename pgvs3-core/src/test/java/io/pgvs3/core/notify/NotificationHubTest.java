@@ -147,17 +147,19 @@ class NotificationHubTest {
             assertThat(notified.tryAcquire(channels, 5, TimeUnit.SECONDS)).isTrue();
             assertThat(listenerPids()).hasSize(1);
         }
+        // the connection went back to the pool without its name and channels
+        assertThat(listenerPids()).isEmpty();
     }
 
     private static List<Integer> listenerPids() {
         return jdbc.queryForList("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                + "AND query LIKE '%LISTEN%' AND pid <> pg_backend_pid()", Integer.class);
+                + "AND application_name = ? ORDER BY backend_start DESC", Integer.class,
+                NotificationHub.APPLICATION_NAME);
     }
 
     private static Integer listenerPid() {
-        return jdbc.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                + "AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid() ORDER BY backend_start DESC LIMIT 1",
-                rs -> rs.next() ? rs.getInt(1) : null);
+        List<Integer> pids = listenerPids();
+        return pids.isEmpty() ? null : pids.get(0);
     }
 
     private static void awaitConnected(NotificationHub hub) throws InterruptedException {

@@ -167,10 +167,10 @@ class ManyLongPollsTest extends ServerTestSupport {
         return System.nanoTime() - started;
     }
 
-    /** Backends of this database whose last statement was a LISTEN: the hub's connection. */
+    /** Backends of this database that LISTEN for the server: the hub's connection. */
     private int listenBackends() {
         Integer count = jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                + " AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()", Integer.class);
+                + " AND application_name = ?", Integer.class, NotificationHub.APPLICATION_NAME);
         return count == null ? 0 : count;
     }
 
