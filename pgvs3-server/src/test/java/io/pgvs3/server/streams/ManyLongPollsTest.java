@@ -88,11 +88,12 @@ class ManyLongPollsTest extends ServerTestSupport {
         }
 
         // every queue's channel is LISTENed to, and the request threads answer meanwhile
-        List<Long> health = new ArrayList<>();
+        List<Long> intakeHealth = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (!allListening() && System.nanoTime() < deadline) {
-            health.add(health());
+            intakeHealth.add(health());
         }
+        List<Long> health = new ArrayList<>();
         long listenedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent[0]);
         assertThat(allListening()).as("every channel LISTENed to %d ms after the first receive", listenedMs).isTrue();
         int listenersDuring = listenBackends();
@@ -136,18 +137,21 @@ class ManyLongPollsTest extends ServerTestSupport {
         Arrays.sort(wakeNanos);
         Arrays.sort(lateMillis);
         long[] healthNanos = health.stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] intakeNanos = intakeHealth.stream().mapToLong(Long::longValue).sorted().toArray();
         System.out.printf("MEASURE long-polls: %d queues created in %d ms; all LISTENed %d ms after the first "
                 + "receive was sent; past wait_ms=%d: median %d ms, max %d ms; append→answer of %d woken waiters: median "
-                + "%.1f ms, max %.1f ms; health p50 %.1f ms, p99 %.1f ms (%d requests); LISTEN backends %d/%d/%d%n",
+                + "%.1f ms, max %.1f ms; health while they wait p50 %.1f ms, p99 %.1f ms (%d requests), while the server "
+                + "took the receives max %.1f ms (%d requests); LISTEN backends before/during/after %d/%d/%d%n",
                 QUEUES, createdMs, listenedMs, WAIT_MS, lateMillis[lateMillis.length / 2],
                 lateMillis[lateMillis.length - 1], WOKEN, millis(wakeNanos[WOKEN / 2]), millis(wakeNanos[WOKEN - 1]),
                 millis(percentile(healthNanos, 50)), millis(percentile(healthNanos, 99)), healthNanos.length,
+                intakeNanos.length == 0 ? 0.0 : millis(intakeNanos[intakeNanos.length - 1]), intakeNanos.length,
                 listenersBefore, listenersDuring, listenersAfter);
 
         // bounds for a loaded 2-core machine; serialised LISTENs took tens of seconds here
-        assertThat(lateMillis[lateMillis.length - 1]).as("latest answer past wait_ms").isLessThan(1500);
+        assertThat(lateMillis[lateMillis.length - 1]).as("latest answer past wait_ms").isLessThan(2500);
         assertThat(millis(wakeNanos[WOKEN - 1])).as("slowest wake-up after an append").isLessThan(250);
-        assertThat(millis(percentile(healthNanos, 99))).as("health p99 while receives wait").isLessThan(500);
+        assertThat(millis(percentile(healthNanos, 99))).as("health p99 while receives wait").isLessThan(250);
         assertThat(List.of(listenersBefore, listenersDuring, listenersAfter)).containsOnly(1);
         assertThat(hub.listeningChannels()).isGreaterThanOrEqualTo(QUEUES);
     }
