@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.pgvs3.bench.BenchContext;
 import io.pgvs3.bench.BenchDatabase;
@@ -31,6 +32,9 @@ import io.pgvs3.core.stream.StreamStore;
 public final class StreamLongPollScenario implements Scenario {
 
     public static final int WAIT_MS = 3000;
+
+    /** The receives are sent 2 ms apart: 500 of them within a second. */
+    static final long SEND_GAP_MICROS = 2000;
 
     /** Receives woken by an append (one after another); they wait longer, so that only an append ends them. */
     static final int WOKEN = 20;
@@ -58,7 +62,8 @@ public final class StreamLongPollScenario implements Scenario {
         return """
                 The HTTP routes of a Spring Boot application (default settings, 200 Tomcat threads). %,d queues, \
                 each with one consumer, are created first (not timed). Then %,d `receive` calls with `wait_ms` are \
-                sent at once, one per queue, each on its own connection (`java.net.http`): %d of them with \
+                sent 2 ms apart (a burst of connects would overflow Tomcat's accept queue of 100 and measure the \
+                kernel's SYN retries), one per queue, each on its own connection (`java.net.http`): %d of them with \
                 `wait_ms: %,d` are woken one after another by an append to their queue (the time from the append's \
                 return to the receive's answer), the others wait `wait_ms: %,d` on empty queues (how long past \
                 `wait_ms` each is answered, counted from when it was sent, so the server's intake of all of them is \
@@ -98,6 +103,7 @@ public final class StreamLongPollScenario implements Scenario {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(30)).build();
             long[] sent = new long[queues];
+            long first = System.nanoTime();
             long[] answered = new long[queues];
             List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
             for (int i = 0; i < queues; i++) {
@@ -107,7 +113,13 @@ public final class StreamLongPollScenario implements Scenario {
                         + "/receive")).header("Content-Type", "application/json").timeout(Duration.ofSeconds(90))
                         .POST(HttpRequest.BodyPublishers.ofString("{\"consumer\":\"c\",\"wait_ms\":" + wait + "}"))
                         .build();
-                sent[i] = System.nanoTime();
+                // paced, not all in the same instant: a burst of connects overflows the listen backlog (100), and the
+            // kernel's SYN retry (1 s, then 3 s) would be measured instead of the server
+            long due = first + TimeUnit.MICROSECONDS.toNanos((long) i * SEND_GAP_MICROS);
+            while (System.nanoTime() < due) {
+                LockSupport.parkNanos(due - System.nanoTime());
+            }
+            sent[i] = System.nanoTime();
                 polls.add(client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
                         .whenComplete((response, error) -> answered[index] = System.nanoTime()));
             }

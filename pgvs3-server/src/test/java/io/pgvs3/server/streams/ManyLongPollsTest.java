@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
@@ -38,6 +39,7 @@ class ManyLongPollsTest extends ServerTestSupport {
 
     private static final int QUEUES = Integer.getInteger("pgvs3.test.long-polls", 200);
     private static final int WAIT_MS = 3000;
+    private static final long SEND_GAP_MICROS = 2000;
     /** The first receives, woken by appends; they wait long enough not to time out first on a loaded machine. */
     private static final int WOKEN = 20;
     private static final int WOKEN_WAIT_MS = 20_000;
@@ -72,6 +74,7 @@ class ManyLongPollsTest extends ServerTestSupport {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build();
         long[] sent = new long[QUEUES];
+        long first = System.nanoTime();
         long[] answered = new long[QUEUES];
         List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
         for (int i = 0; i < QUEUES; i++) {
@@ -82,6 +85,12 @@ class ManyLongPollsTest extends ServerTestSupport {
                     .POST(HttpRequest.BodyPublishers.ofString("{\"consumer\":\"c\",\"wait_ms\":"
                             + (i < WOKEN ? WOKEN_WAIT_MS : WAIT_MS) + "}"))
                     .build();
+            // paced, not all in the same instant: a burst of connects overflows the listen backlog (100), and the
+            // kernel's SYN retry (1 s, then 3 s) would be measured instead of the server
+            long due = first + TimeUnit.MICROSECONDS.toNanos((long) i * SEND_GAP_MICROS);
+            while (System.nanoTime() < due) {
+                LockSupport.parkNanos(due - System.nanoTime());
+            }
             sent[i] = System.nanoTime();
             polls.add(client.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, error) ->
                     answered[index] = System.nanoTime()));
