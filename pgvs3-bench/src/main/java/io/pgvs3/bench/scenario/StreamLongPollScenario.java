@@ -42,6 +42,8 @@ public final class StreamLongPollScenario implements Scenario {
 
     public static final String LATE_P50 = "streams.long-poll.late.p50";
     public static final String LATE_MAX = "streams.long-poll.late.max";
+    public static final String INTAKE_MAX = "streams.long-poll.intake.max";
+    public static final String LATE_SERVER_MAX = "streams.long-poll.late-from-listen.max";
     public static final String WAKE_P50 = "streams.long-poll.wake.p50";
     public static final String WAKE_MAX = "streams.long-poll.wake.max";
     public static final String HEALTH_P99 = "streams.long-poll.health.p99";
@@ -67,7 +69,8 @@ public final class StreamLongPollScenario implements Scenario {
                 `wait_ms: %,d` are woken one after another by an append to their queue (the time from the append's \
                 return to the receive's answer), the others wait `wait_ms: %,d` on empty queues (how long past \
                 `wait_ms` each is answered, counted from when it was sent, so the server's intake of all of them is \
-                included). Meanwhile one connection sends `GET /ojs/v1/health` in a loop once every channel is \
+                included; a second figure counts from when the receive's queue was seen LISTENed to, at most 50 ms after \
+                the server took the receive). Meanwhile one connection sends `GET /ojs/v1/health` in a loop once every channel is \
                 LISTENed to; `pg_stat_activity` counts the connections named `%s`."""
                 .formatted(queues(options), queues(options), WOKEN, WOKEN_WAIT_MS, WAIT_MS,
                         NotificationHub.APPLICATION_NAME);
@@ -103,6 +106,10 @@ public final class StreamLongPollScenario implements Scenario {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(30)).build();
             long[] sent = new long[queues];
+            long[] listened = new long[queues];
+            Thread monitor = new Thread(() -> watchListening(hub, listened), "long-poll-monitor");
+            monitor.setDaemon(true);
+            monitor.start();
             long first = System.nanoTime();
             long[] answered = new long[queues];
             List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
@@ -130,6 +137,11 @@ public final class StreamLongPollScenario implements Scenario {
             if (!allListening(hub, queues)) {
                 throw new IllegalStateException("not every queue's channel was LISTENed to within 30 s");
             }
+            monitor.join(1000);
+            Latency intake = new Latency();
+            for (int i = 0; i < queues; i++) {
+                intake.recordNanos(Math.max(0, listened[i] - sent[i]));
+            }
             long listeners = database.queryLong("SELECT count(*) FROM pg_stat_activity WHERE datname = "
                     + "current_database() AND application_name = '" + NotificationHub.APPLICATION_NAME + "'");
 
@@ -155,6 +167,7 @@ public final class StreamLongPollScenario implements Scenario {
                 Thread.sleep(10);
             }
             Latency late = new Latency();
+            Latency lateServer = new Latency();
             for (int i = WOKEN; i < queues; i++) {
                 HttpResponse<String> response = polls.get(i).get(60, TimeUnit.SECONDS);
                 if (response.statusCode() != 200) {
@@ -163,10 +176,15 @@ public final class StreamLongPollScenario implements Scenario {
                 }
                 long past = Math.max(0, answered[i] - sent[i] - TimeUnit.MILLISECONDS.toNanos(WAIT_MS));
                 late.recordNanos(past);
+                lateServer.recordNanos(Math.max(0, answered[i] - listened[i] - TimeUnit.MILLISECONDS.toNanos(WAIT_MS)));
             }
             String settings = "queues=" + queues + " wait_ms=" + WAIT_MS;
             context.record(LATE_P50, "answer past wait_ms, p50", "ms", late.percentileMillis(50), settings);
             context.record(LATE_MAX, "answer past wait_ms, max", "ms", late.maxMillis(), settings);
+            context.record(INTAKE_MAX, "receive sent → its queue LISTENed to, max", "ms", intake.maxMillis(),
+                    settings);
+            context.record(LATE_SERVER_MAX, "answer past wait_ms counted from its queue's LISTEN, max", "ms",
+                    lateServer.maxMillis(), settings);
             context.record(WAKE_P50, "append → waiting receive answered, p50", "ms", wake.percentileMillis(50),
                     settings + " woken=" + WOKEN);
             context.record(WAKE_MAX, "append → waiting receive answered, max", "ms", wake.maxMillis(),
@@ -184,6 +202,21 @@ public final class StreamLongPollScenario implements Scenario {
             throw new IllegalStateException("health answered " + response.statusCode() + ": " + response.body());
         }
         return System.nanoTime() - started;
+    }
+
+    /** Notes when each queue's channel is first seen LISTENed to (the server took its receive just before). */
+    private static void watchListening(NotificationHub hub, long[] listened) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int seen = 0;
+        while (seen < listened.length && System.nanoTime() < deadline) {
+            for (int i = 0; i < listened.length; i++) {
+                if (listened[i] == 0 && hub.isListening(NotificationHub.channelFor(QueueName.of(queue(i))))) {
+                    listened[i] = System.nanoTime();
+                    seen++;
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 
     private static boolean allListening(NotificationHub hub, int queues) {
