@@ -74,6 +74,10 @@ class ManyLongPollsTest extends ServerTestSupport {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build();
         long[] sent = new long[QUEUES];
+        long[] listened = new long[QUEUES];
+        Thread monitor = new Thread(() -> watchListening(listened), "long-poll-monitor");
+        monitor.setDaemon(true);
+        monitor.start();
         long first = System.nanoTime();
         long[] answered = new long[QUEUES];
         List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
@@ -106,6 +110,11 @@ class ManyLongPollsTest extends ServerTestSupport {
         long listenedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent[0]);
         assertThat(allListening()).as("every channel LISTENed to %d ms after the first receive", listenedMs).isTrue();
         int listenersDuring = listenBackends();
+        monitor.join(1000);
+        long intakeMs = 0;
+        for (int i = 0; i < QUEUES; i++) {
+            intakeMs = Math.max(intakeMs, TimeUnit.NANOSECONDS.toMillis(listened[i] - sent[i]));
+        }
         System.out.printf("MEASURE long-polls: %d queues created in %d ms, every channel LISTENed to %d ms after the "
                 + "first receive was sent%n", QUEUES, createdMs, listenedMs);
 
@@ -132,6 +141,7 @@ class ManyLongPollsTest extends ServerTestSupport {
         }
 
         long[] lateMillis = new long[QUEUES - WOKEN];
+        long[] lateFromListen = new long[QUEUES - WOKEN];
         for (int i = WOKEN; i < QUEUES; i++) {
             HttpResponse<String> response = polls.get(i).get(1, TimeUnit.SECONDS);
             assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
@@ -140,29 +150,48 @@ class ManyLongPollsTest extends ServerTestSupport {
             long elapsed = TimeUnit.NANOSECONDS.toMillis(answered[i] - sent[i]);
             assertThat(elapsed).isGreaterThanOrEqualTo(WAIT_MS - 50);
             lateMillis[i - WOKEN] = elapsed - WAIT_MS;
+            lateFromListen[i - WOKEN] = TimeUnit.NANOSECONDS.toMillis(answered[i] - listened[i]) - WAIT_MS;
         }
         int listenersAfter = listenBackends();
 
         Arrays.sort(wakeNanos);
         Arrays.sort(lateMillis);
+        Arrays.sort(lateFromListen);
         long[] healthNanos = health.stream().mapToLong(Long::longValue).sorted().toArray();
         long[] intakeNanos = intakeHealth.stream().mapToLong(Long::longValue).sorted().toArray();
         System.out.printf("MEASURE long-polls: %d queues created in %d ms; all LISTENed %d ms after the first "
-                + "receive was sent; past wait_ms=%d: median %d ms, max %d ms; append→answer of %d woken waiters: median "
+                + "receive was sent, a receive taken by the server at most %d ms after it was sent; past wait_ms=%d: median %d ms, "
+                + "max %d ms (from its queue's LISTEN: max %d ms); append→answer of %d woken waiters: median "
                 + "%.1f ms, max %.1f ms; health while they wait p50 %.1f ms, p99 %.1f ms (%d requests), while the server "
                 + "took the receives max %.1f ms (%d requests); LISTEN backends before/during/after %d/%d/%d%n",
-                QUEUES, createdMs, listenedMs, WAIT_MS, lateMillis[lateMillis.length / 2],
-                lateMillis[lateMillis.length - 1], WOKEN, millis(wakeNanos[WOKEN / 2]), millis(wakeNanos[WOKEN - 1]),
+                QUEUES, createdMs, listenedMs, intakeMs, WAIT_MS, lateMillis[lateMillis.length / 2],
+                lateMillis[lateMillis.length - 1], lateFromListen[lateFromListen.length - 1], WOKEN, millis(wakeNanos[WOKEN / 2]), millis(wakeNanos[WOKEN - 1]),
                 millis(percentile(healthNanos, 50)), millis(percentile(healthNanos, 99)), healthNanos.length,
                 intakeNanos.length == 0 ? 0.0 : millis(intakeNanos[intakeNanos.length - 1]), intakeNanos.length,
                 listenersBefore, listenersDuring, listenersAfter);
 
-        // bounds for a loaded 2-core machine; serialised LISTENs took tens of seconds here
-        assertThat(lateMillis[lateMillis.length - 1]).as("latest answer past wait_ms").isLessThan(2500);
+        // bounds for a loaded 2-core machine (where taking the receives in may take seconds, hence counted from
+        // each queue's LISTEN); serialised LISTENs took tens of seconds here
+        assertThat(lateFromListen[lateFromListen.length - 1]).as("latest answer past wait_ms").isLessThan(2000);
         assertThat(millis(wakeNanos[WOKEN - 1])).as("slowest wake-up after an append").isLessThan(250);
         assertThat(millis(percentile(healthNanos, 99))).as("health p99 while receives wait").isLessThan(250);
         assertThat(List.of(listenersBefore, listenersDuring, listenersAfter)).containsOnly(1);
         assertThat(hub.listeningChannels()).isGreaterThanOrEqualTo(QUEUES);
+    }
+
+    /** Notes when each queue's channel is first seen LISTENed to: at most 50 ms after the server took its receive. */
+    private void watchListening(long[] listened) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int seen = 0;
+        while (seen < listened.length && System.nanoTime() < deadline) {
+            for (int i = 0; i < listened.length; i++) {
+                if (listened[i] == 0 && hub.isListening(NotificationHub.channelFor(QueueName.of(queue(i))))) {
+                    listened[i] = System.nanoTime();
+                    seen++;
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 
     private boolean allListening() {
