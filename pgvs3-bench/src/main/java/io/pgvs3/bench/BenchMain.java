@@ -12,6 +12,7 @@ import io.pgvs3.bench.scenario.PeersScenario;
 import io.pgvs3.bench.scenario.StreamAppendScenario;
 import io.pgvs3.bench.scenario.StreamConsumeScenario;
 import io.pgvs3.bench.scenario.StreamLatencyScenario;
+import io.pgvs3.bench.scenario.StreamLongPollScenario;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +29,8 @@ public final class BenchMain {
 
     static List<Scenario> scenarios() {
         return List.of(new BaselineScenario(), new StreamAppendScenario(), new StreamConsumeScenario(),
-                new StreamLatencyScenario(), new JobsScenario(), new PeersScenario(), new BloatScenario());
+                new StreamLatencyScenario(), new StreamLongPollScenario(), new JobsScenario(), new PeersScenario(),
+                new BloatScenario());
     }
 
     public static void main(String[] args) throws Exception {

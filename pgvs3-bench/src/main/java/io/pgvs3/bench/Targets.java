@@ -9,6 +9,7 @@ import io.pgvs3.bench.scenario.PeersScenario;
 import io.pgvs3.bench.scenario.StreamAppendScenario;
 import io.pgvs3.bench.scenario.StreamConsumeScenario;
 import io.pgvs3.bench.scenario.StreamLatencyScenario;
+import io.pgvs3.bench.scenario.StreamLongPollScenario;
 
 /** The goals of the benchmark issue, in the order the report lists them. */
 final class Targets {
@@ -28,6 +29,13 @@ final class Targets {
                         150_000, "events/s"),
                 Target.atMost("End-to-end stream latency at 1,000 events/s, p50", StreamLatencyScenario.P50, 5, "ms"),
                 Target.atMost("End-to-end stream latency at 1,000 events/s, p99", StreamLatencyScenario.P99, 50, "ms"),
+                Target.atMost("Concurrent long-polls: latest answer past wait_ms", StreamLongPollScenario.LATE_MAX, 250,
+                        "ms"),
+                Target.atMost("Concurrent long-polls: append → waiting receive answered, max",
+                        StreamLongPollScenario.WAKE_MAX, 20, "ms"),
+                Target.atMost("Concurrent long-polls: health p99 while they wait", StreamLongPollScenario.HEALTH_P99, 50,
+                        "ms"),
+                Target.atMost("Concurrent long-polls: LISTEN connections", StreamLongPollScenario.LISTENERS, 1, ""),
                 Target.atLeast("Jobs drained by @JobHandler containers (no-op)", JobsScenario.HANDLER_DRAIN, 20_000,
                         "jobs/s"),
                 Target.atLeast("Job batch enqueue, 1000 per call", JobsScenario.enqueueBatchMetric(true), 50_000,

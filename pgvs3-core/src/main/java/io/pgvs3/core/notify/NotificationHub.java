@@ -4,11 +4,15 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
@@ -26,13 +30,29 @@ import org.slf4j.LoggerFactory;
  * every callback once (notifications may have been missed meanwhile). While it is disconnected,
  * {@link #isConnected()} is false so callers can fall back to polling.
  * <p>
+ * Only the hub thread talks to the connection. Registering and closing registrations never wait for it: between two
+ * waits the hub thread brings the connection's channels in line with the registrations, all pending
+ * {@code LISTEN}s and {@code UNLISTEN}s in one round trip, so registering hundreds of channels at once costs one
+ * statement, not one wait each. Once a channel's {@code LISTEN} has run, the hub runs the channel's callbacks once:
+ * a caller that looked for work, registered and found nothing misses no notification sent before the
+ * {@code LISTEN} took effect, because that wake-up makes it look again.
+ * <p>
  * Callbacks run on the hub thread and must be quick: they wake waiters, nothing more. The hub starts on the
  * first {@link #listen(String, Runnable)}.
  */
 public class NotificationHub implements AutoCloseable {
 
-    /** How long one {@code getNotifications} call blocks; also how long a first LISTEN may wait for the socket. */
-    static final int POLL_MILLIS = 200;
+    /**
+     * How long one {@code getNotifications} call blocks at most: a notification ends it at once, so this bounds only
+     * how long a new registration waits for its {@code LISTEN}.
+     */
+    static final int POLL_MILLIS = 50;
+
+    /** The {@code application_name} of the LISTEN connection, which tells it apart in {@code pg_stat_activity}. */
+    public static final String APPLICATION_NAME = "pgvs3-notifications";
+
+    /** Most channels one LISTEN/UNLISTEN statement names. */
+    private static final int MAX_CHANNELS_PER_STATEMENT = 500;
 
     private static final Duration MIN_BACKOFF = Duration.ofMillis(100);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
@@ -40,9 +60,12 @@ public class NotificationHub implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NotificationHub.class);
 
     private final DataSource dataSource;
+    /** The registrations; structural changes under {@code this}. A channel with an empty list awaits its UNLISTEN. */
     private final Map<String, List<Runnable>> callbacks = new ConcurrentHashMap<>();
+    /** The channels whose LISTEN has run on the current connection. */
     private final Set<String> listening = ConcurrentHashMap.newKeySet();
-    private final Set<String> unlistenPending = ConcurrentHashMap.newKeySet();
+    /** Set when registrations changed since the hub thread last brought the connection in line. */
+    private final AtomicBoolean changed = new AtomicBoolean();
     private final Object lifecycle = new Object();
 
     private volatile Connection connection;
@@ -61,24 +84,39 @@ public class NotificationHub implements AutoCloseable {
 
     /**
      * Runs {@code onNotification} on every notification on {@code channel} until the registration is closed.
-     * The first registration of a channel LISTENs to it, which may wait up to {@link #POLL_MILLIS} for the
-     * connection; callers that register per request should keep one registration per channel instead.
+     * Returns at once; the first registration of a channel is LISTENed to by the hub thread within about
+     * {@link #POLL_MILLIS}, and its callbacks run once when that LISTEN has run (see the class comment).
      */
-    public synchronized Registration listen(String channel, Runnable onNotification) {
-        if (closed) {
-            throw new IllegalStateException("NotificationHub is closed");
+    public Registration listen(String channel, Runnable onNotification) {
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("NotificationHub is closed");
+            }
+            callbacks.computeIfAbsent(channel, key -> new CopyOnWriteArrayList<>()).add(onNotification);
+            if (!listening.contains(channel)) {
+                changed.set(true);
+            }
         }
         start();
-        callbacks.computeIfAbsent(channel, key -> new CopyOnWriteArrayList<>()).add(onNotification);
-        if (!listening.contains(channel)) {
-            execute("LISTEN " + Identifiers.quote(channel), channel, true);
-        }
         return () -> unregister(channel, onNotification);
     }
 
     /** Whether the LISTEN connection is up; when false, notifications are not arriving. */
     public boolean isConnected() {
         return connected;
+    }
+
+    /**
+     * Whether notifications on {@code channel} are arriving: the connection is up and the channel's LISTEN has run
+     * on it. A caller that looked for work after this answered true misses no later notification.
+     */
+    public boolean isListening(String channel) {
+        return connected && listening.contains(channel);
+    }
+
+    /** How many channels are LISTENed to on the current connection. */
+    public int listeningChannels() {
+        return listening.size();
     }
 
     @Override
@@ -91,13 +129,13 @@ public class NotificationHub implements AutoCloseable {
         if (running != null) {
             running.interrupt();
             try {
-                running.join(POLL_MILLIS * 5L);
+                running.join(POLL_MILLIS * 10L);
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
             }
         }
-        closeConnection();
+        closeConnection(true);
     }
 
     private void start() {
@@ -110,54 +148,56 @@ public class NotificationHub implements AutoCloseable {
         }
     }
 
-    /**
-     * Removes a callback at once. The UNLISTEN of a channel left without callbacks is run by the hub thread between
-     * two waits, so closing a registration never waits for the driver (a container that stops does not queue behind
-     * the hub's wait, nor behind other containers that stop at the same time).
-     */
+    /** Removes a callback at once; the hub thread UNLISTENs a channel left without callbacks between two waits. */
     private void unregister(String channel, Runnable onNotification) {
-        List<Runnable> list = callbacks.get(channel);
-        if (list == null || !list.remove(onNotification)) {
-            return;
-        }
-        if (list.isEmpty()) {
-            unlistenPending.add(channel);
-        }
-    }
-
-    /** On the hub thread: UNLISTENs the channels whose last callback went and that nobody registered again. */
-    private synchronized void unlistenAbandoned() {
-        for (String channel : List.copyOf(unlistenPending)) {
-            unlistenPending.remove(channel);
+        synchronized (this) {
             List<Runnable> list = callbacks.get(channel);
-            if (list != null && list.isEmpty()) {
-                callbacks.remove(channel);
-                execute("UNLISTEN " + Identifiers.quote(channel), channel, false);
+            if (list != null && list.remove(onNotification) && list.isEmpty()) {
+                changed.set(true);
             }
         }
     }
 
     /**
-     * Runs LISTEN or UNLISTEN on the current connection. The driver serialises it with the hub thread's wait, so
-     * it may take up to {@link #POLL_MILLIS}. A failure is left to the hub thread, which reconnects and LISTENs to
-     * every registered channel again.
+     * On the hub thread: LISTENs to the channels registered since the last call and UNLISTENs those left without
+     * callbacks, in one round trip, then runs the callbacks of the channels just LISTENed to. A failure is thrown
+     * to the loop, which reconnects and LISTENs to every registered channel again.
      */
-    private void execute(String sql, String channel, boolean listen) {
-        Connection current = connection;
-        if (current == null) {
+    private void reconcile(Connection current) throws SQLException {
+        if (!changed.getAndSet(false)) {
             return;
         }
-        try (Statement statement = current.createStatement()) {
-            statement.execute(sql);
-            if (listen) {
-                listening.add(channel);
-            }
-            else {
-                listening.remove(channel);
+        List<String> listen = new ArrayList<>();
+        List<String> unlisten = new ArrayList<>();
+        synchronized (this) {
+            for (Iterator<Map.Entry<String, List<Runnable>>> it = callbacks.entrySet().iterator(); it.hasNext();) {
+                Map.Entry<String, List<Runnable>> entry = it.next();
+                if (entry.getValue().isEmpty()) {
+                    it.remove();
+                    if (listening.remove(entry.getKey())) {
+                        unlisten.add(entry.getKey());
+                    }
+                }
+                else if (!listening.contains(entry.getKey())) {
+                    listen.add(entry.getKey());
+                }
             }
         }
-        catch (SQLException ex) {
-            log.debug("{} failed; the hub will re-LISTEN after reconnecting: {}", sql, ex.getMessage());
+        execute(current, "UNLISTEN", unlisten);
+        execute(current, "LISTEN", listen);
+        listening.addAll(listen);
+        // a waiter that registered before the LISTEN ran looks again now that notifications arrive
+        listen.forEach(this::dispatch);
+    }
+
+    private static void execute(Connection current, String command, List<String> channels) throws SQLException {
+        for (int from = 0; from < channels.size(); from += MAX_CHANNELS_PER_STATEMENT) {
+            StringJoiner sql = new StringJoiner("; ");
+            channels.subList(from, Math.min(channels.size(), from + MAX_CHANNELS_PER_STATEMENT))
+                    .forEach(channel -> sql.add(command + " " + Identifiers.quote(channel)));
+            try (Statement statement = current.createStatement()) {
+                statement.execute(sql.toString());
+            }
         }
     }
 
@@ -167,16 +207,15 @@ public class NotificationHub implements AutoCloseable {
             try {
                 connect();
                 backoff = MIN_BACKOFF;
-                PGConnection pg = connection.unwrap(PGConnection.class);
+                Connection current = connection;
+                PGConnection pg = current.unwrap(PGConnection.class);
                 while (!closed) {
+                    reconcile(current);
                     PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
                     if (notifications != null) {
                         for (PGNotification notification : notifications) {
                             dispatch(notification.getName());
                         }
-                    }
-                    if (!unlistenPending.isEmpty()) {
-                        unlistenAbandoned();
                     }
                     if (Thread.interrupted() && closed) {
                         return;
@@ -189,7 +228,7 @@ public class NotificationHub implements AutoCloseable {
                 }
                 boolean wasConnected = connected;
                 connected = false;
-                closeConnection();
+                closeConnection(false);
                 if (wasConnected) {
                     log.warn("pgvs3 LISTEN connection lost ({}); reconnecting", ex.getMessage());
                 }
@@ -217,14 +256,20 @@ public class NotificationHub implements AutoCloseable {
             listening.clear();
             connection = fresh;
             try (Statement statement = fresh.createStatement()) {
-                for (String channel : callbacks.keySet()) {
-                    statement.execute("LISTEN " + Identifiers.quote(channel));
-                    listening.add(channel);
-                }
+                statement.execute("SET application_name = '" + APPLICATION_NAME + "'");
             }
+            changed.set(false);
+            List<String> channels;
+            synchronized (this) {
+                callbacks.values().removeIf(List::isEmpty);
+                channels = List.copyOf(callbacks.keySet());
+            }
+            execute(fresh, "LISTEN", channels);
+            listening.addAll(channels);
         }
         catch (SQLException | RuntimeException ex) {
             connection = null;
+            listening.clear();
             fresh.close();
             throw ex;
         }
@@ -248,10 +293,22 @@ public class NotificationHub implements AutoCloseable {
         }
     }
 
-    private void closeConnection() {
+    /** Closes the connection; {@code reset}: it is healthy and goes back to the pool, so it stops listening first. */
+    private void closeConnection(boolean reset) {
         Connection current = connection;
         connection = null;
         if (current != null) {
+            try {
+                if (reset && !current.isClosed()) {
+                    // the pool hands the connection on: without the channels and the name
+                    try (Statement statement = current.createStatement()) {
+                        statement.execute("UNLISTEN *; RESET application_name");
+                    }
+                }
+            }
+            catch (SQLException ex) {
+                log.debug("Resetting the LISTEN connection failed: {}", ex.getMessage());
+            }
             try {
                 current.close();
             }

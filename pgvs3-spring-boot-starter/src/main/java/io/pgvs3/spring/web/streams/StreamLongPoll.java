@@ -23,9 +23,12 @@ import io.pgvs3.core.stream.StreamBatch;
  * Long-polling receives ({@code wait_ms}) without a request thread or a pooled connection held while waiting.
  * <p>
  * A waiting receive is a future that is retried on a small worker pool whenever the queue's channel is notified
- * (one hub registration per queue, shared by its waiters), and once more at its deadline. While the hub is
- * disconnected (PgBouncer in transaction mode, a lost connection), waiters are retried on a fixed poll interval
- * instead.
+ * (one hub registration per queue, shared by its waiters). Registering never waits for the database: the hub
+ * LISTENs to a new channel within its poll interval and then wakes the channel's waiters once, so an append that
+ * committed between the caller's first attempt and the LISTEN is still seen. At its deadline a waiter answers with
+ * its last empty result when nothing woke it since an attempt made while the channel was LISTENed to (nothing can
+ * have been appended unnoticed), else it tries once more. While the hub is disconnected (PgBouncer in transaction
+ * mode, a lost connection), waiters are retried on a fixed poll interval instead.
  */
 public class StreamLongPoll implements AutoCloseable {
 
@@ -50,17 +53,21 @@ public class StreamLongPoll implements AutoCloseable {
      * {@code wait} has passed.
      */
     public CompletableFuture<StreamBatch> await(QueueName queue, Duration wait, Supplier<StreamBatch> attempt) {
-        Waiter waiter = new Waiter(queue.value(), attempt);
+        String channel = NotificationHub.channelFor(queue);
+        Waiter waiter = new Waiter(queue.value(), channel, attempt);
         Set<Waiter> set = waiters.computeIfAbsent(queue.value(), key -> ConcurrentHashMap.newKeySet());
         set.add(waiter);
         registrations.computeIfAbsent(queue.value(),
-                key -> hub.listen(NotificationHub.channelFor(queue), () -> wakeAll(key)));
+                key -> hub.listen(channel, () -> wakeAll(key)));
         waiter.timeout = timer.schedule(() -> {
             waiter.expired = true;
-            wake(waiter);
+            wake(waiter, false);
         }, wait.toMillis(), TimeUnit.MILLISECONDS);
-        // an append may have committed between the caller's first attempt and the registration above
-        wake(waiter);
+        if (hub.isListening(channel)) {
+            // an append may have committed between the caller's first attempt and the registration above; when the
+            // channel is not LISTENed to yet, the hub wakes its waiters once its LISTEN has run
+            wake(waiter, true);
+        }
         return waiter.result;
     }
 
@@ -93,11 +100,15 @@ public class StreamLongPoll implements AutoCloseable {
     private void wakeAll(String queue) {
         Set<Waiter> set = waiters.get(queue);
         if (set != null) {
-            set.forEach(this::wake);
+            set.forEach(waiter -> wake(waiter, true));
         }
     }
 
-    private void wake(Waiter waiter) {
+    /** Schedules an attempt; {@code notified}: something may have changed (not merely the deadline passed). */
+    private void wake(Waiter waiter, boolean notified) {
+        if (notified) {
+            waiter.notified.set(true);
+        }
         waiter.pending.set(true);
         if (!waiter.result.isDone() && waiter.running.compareAndSet(false, true)) {
             workers.execute(() -> run(waiter));
@@ -108,11 +119,22 @@ public class StreamLongPoll implements AutoCloseable {
         do {
             while (waiter.pending.getAndSet(false) && !waiter.result.isDone()) {
                 boolean last = waiter.expired;
+                boolean notified = waiter.notified.getAndSet(false);
+                if (last && !notified && waiter.emptyWhileListening != null && hub.isListening(waiter.channel)) {
+                    // no notification since an attempt that found nothing while LISTENing: nothing was appended
+                    finish(waiter);
+                    waiter.result.complete(waiter.emptyWhileListening);
+                    continue;
+                }
+                boolean listening = hub.isListening(waiter.channel);
                 try {
                     StreamBatch batch = waiter.attempt.get();
                     if (!batch.isEmpty() || last) {
                         finish(waiter);
                         waiter.result.complete(batch);
+                    }
+                    else {
+                        waiter.emptyWhileListening = listening ? batch : null;
                     }
                 }
                 catch (RuntimeException ex) {
@@ -148,15 +170,20 @@ public class StreamLongPoll implements AutoCloseable {
     private static final class Waiter {
 
         final String queue;
+        final String channel;
         final Supplier<StreamBatch> attempt;
         final CompletableFuture<StreamBatch> result = new CompletableFuture<>();
         final AtomicBoolean running = new AtomicBoolean();
         final AtomicBoolean pending = new AtomicBoolean();
         volatile boolean expired;
+        final AtomicBoolean notified = new AtomicBoolean();
+        /** The last attempt's empty result when it started while the channel was LISTENed to, else null. */
+        volatile StreamBatch emptyWhileListening;
         volatile ScheduledFuture<?> timeout;
 
-        Waiter(String queue, Supplier<StreamBatch> attempt) {
+        Waiter(String queue, String channel, Supplier<StreamBatch> attempt) {
             this.queue = queue;
+            this.channel = channel;
             this.attempt = attempt;
         }
     }
