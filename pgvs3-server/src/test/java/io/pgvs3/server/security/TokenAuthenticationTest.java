@@ -28,6 +28,7 @@ class TokenAuthenticationTest extends ServerTestSupport {
     static final String PRODUCER = TokenHashes.newToken();
     static final String CONSUMER = TokenHashes.newToken();
     static final String ORDERS = TokenHashes.newToken();
+    static final String ORDERS_ADMIN = TokenHashes.newToken();
 
     @DynamicPropertySource
     static void tokens(DynamicPropertyRegistry registry) {
@@ -36,6 +37,7 @@ class TokenAuthenticationTest extends ServerTestSupport {
         token(registry, 2, "producer", PRODUCER, "produce", null);
         token(registry, 3, "worker", CONSUMER, "consume", null);
         token(registry, 4, "orders", ORDERS, "produce,consume,read", "orders-*,audit");
+        token(registry, 5, "orders-ops", ORDERS_ADMIN, "admin", "orders-*");
     }
 
     static void token(DynamicPropertyRegistry registry, int i, String name, String value, String scopes, String queues) {
@@ -241,5 +243,80 @@ class TokenAuthenticationTest extends ServerTestSupport {
         assertThat(as(ADMIN).delete("/ojs/v1/admin/tokens/ci").status()).isEqualTo(200);
         assertError(as(value).get("/ojs/v1/queues"), 401, "unauthorized");
         assertError(as(ADMIN).delete("/ojs/v1/admin/tokens/ci"), 404, "not_found");
+    }
+
+    @Test
+    void streamAcksAndNacksNameTheirQueueInTheBodyAndAreCheckedToo() {
+        OjsClient admin = as(ADMIN);
+        assertThat(admin.post("/ojs/v1/queues/billing-feed/consumers", Map.of("consumer", "c")).status())
+                .isBetween(200, 201);
+        assertThat(admin.post("/ojs/v1/queues/billing-feed/messages", Map.of("type", "e", "payload", 1)).status())
+                .isEqualTo(201);
+        Response received = admin.post("/ojs/v1/queues/billing-feed/receive", Map.of("consumer", "c", "max", 10));
+        long batchId = received.json().path("batch_id").asLong();
+        assertThat(batchId).as(received.toString()).isPositive();
+
+        assertError(as(ORDERS).post("/ojs/v1/streams/ack", Map.of("queue", "billing-feed", "batch_id", batchId)),
+                403, "forbidden");
+        assertError(as(ORDERS).post("/ojs/v1/streams/nack", Map.of("queue", "billing-feed", "batch_id", batchId)),
+                403, "forbidden");
+        // the refused calls left the batch as it was: its owner still acknowledges it
+        Response acked = admin.post("/ojs/v1/streams/ack", Map.of("queue", "billing-feed", "batch_id", batchId));
+        assertThat(acked.json().path("acked").asBoolean()).as(acked.toString()).isTrue();
+        // an allowed queue goes through to the route (no such batch there)
+        assertThat(as(ORDERS).post("/ojs/v1/streams/ack", Map.of("queue", "orders-feed", "batch_id", batchId))
+                .status()).isNotIn(401, 403);
+    }
+
+    @Test
+    void aQueueLimitedTokenMayNotSendAUniquePolicySpanningEveryQueue() {
+        Map<String, Object> unique = Map.of("on_conflict", "reject");
+        Response other = as(ADMIN).post("/ojs/v1/jobs", Map.of("type", "dedupe", "args", List.of(), "queue", "billing",
+                "options", Map.of("unique", unique)));
+        assertThat(other.status()).as(other.toString()).isEqualTo(201);
+        String otherId = other.json().path("job").path("id").asString();
+        int before = jobs();
+
+        for (String conflict : List.of("replace", "ignore", "reject")) {
+            Response spanning = as(ORDERS).post("/ojs/v1/jobs", Map.of("type", "dedupe", "args", List.of(),
+                    "queue", "orders-eu", "options", Map.of("unique", Map.of("on_conflict", conflict))));
+            assertError(spanning, 403, "forbidden");
+            assertThat(spanning.json().path("error").path("message").asString()).contains("unique", "queue");
+        }
+        assertError(as(ORDERS).post("/ojs/v1/jobs/batch", Map.of("jobs", List.of(
+                Map.of("type", "other", "args", List.of(), "queue", "orders-eu"),
+                Map.of("type", "dedupe", "args", List.of(), "queue", "orders-eu",
+                        "options", Map.of("unique", Map.of("keys", List.of("type", "args"))))))), 403, "forbidden");
+        assertThat(jobs()).isEqualTo(before);
+        assertThat(as(ADMIN).get("/ojs/v1/jobs/" + otherId).json().path("job").path("state").asString())
+                .isEqualTo("available");
+
+        // within its own queue a unique policy works as usual
+        assertThat(as(ORDERS).post("/ojs/v1/jobs", Map.of("type", "dedupe", "args", List.of(), "queue", "orders-eu",
+                "options", Map.of("unique", Map.of("keys", List.of("type", "queue"), "on_conflict", "replace"))))
+                .status()).isEqualTo(201);
+        assertThat(as(ORDERS).post("/ojs/v1/jobs", Map.of("type", "dedupe", "args", List.of(), "queue", "orders-eu",
+                "options", Map.of("unique", Map.of("key", "orders-dedupe")))).status()).isEqualTo(201);
+        assertThat(as(ADMIN).get("/ojs/v1/jobs/" + otherId).json().path("job").path("state").asString())
+                .isEqualTo("available");
+    }
+
+    @Test
+    void routesNotTiedToAQueueNeedAnAdminTokenWithoutQueuePatterns() {
+        OjsClient limitedAdmin = as(ORDERS_ADMIN);
+        assertError(limitedAdmin.post("/ojs/v1/admin/tokens", Map.of("name", "escalated", "scopes", List.of("admin"))),
+                403, "forbidden");
+        assertError(limitedAdmin.get("/ojs/v1/admin/tokens"), 403, "forbidden");
+        assertError(limitedAdmin.delete("/ojs/v1/admin/tokens/anything"), 403, "forbidden");
+        assertError(limitedAdmin.post("/ojs/v1/cron", Map.of("name", "c", "cron", "* * * * *",
+                "job", Map.of("type", "t", "args", List.of(), "queue", "orders-eu"))), 403, "forbidden");
+        assertError(limitedAdmin.delete("/ojs/v1/cron/c"), 403, "forbidden");
+        assertError(limitedAdmin.postRaw("/ojs/v1/cron/c/disable", null, null), 403, "forbidden");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.api_tokens WHERE name = 'escalated'", Integer.class))
+                .isZero();
+        // its own queues it administers
+        assertThat(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/pause", null, null).status()).isEqualTo(200);
+        assertThat(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/resume", null, null).status()).isEqualTo(200);
+        assertError(limitedAdmin.postRaw("/ojs/v1/queues/billing/pause", null, null), 403, "forbidden");
     }
 }
