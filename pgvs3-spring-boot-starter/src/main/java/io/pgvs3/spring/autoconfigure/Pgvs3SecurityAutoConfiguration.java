@@ -33,6 +33,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -172,8 +173,8 @@ public class Pgvs3SecurityAutoConfiguration {
     @ConditionalOnMissingBean(name = "pgvs3SecurityFilterChain")
     public SecurityFilterChain pgvs3SecurityFilterChain(HttpSecurity http, TokenRegistry tokens,
             AnonymousAccessPolicy anonymous, OjsSecurityErrorHandler errors, Pgvs3JsonMapper json,
-            Pgvs3CorsProperties cors, Environment environment) throws Exception {
-        http.securityMatcher(paths(environment, getClass().getClassLoader()).toArray(String[]::new));
+            Pgvs3CorsProperties cors, Environment environment, ResourceLoader resources) throws Exception {
+        http.securityMatcher(paths(environment, resources.getClassLoader()).toArray(String[]::new));
         applyTokenAuthentication(http, tokens, anonymous, errors, openRoutes(OPEN_ROUTES));
         CorsConfiguration configuration = cors.toConfiguration();
         if (configuration != null) {

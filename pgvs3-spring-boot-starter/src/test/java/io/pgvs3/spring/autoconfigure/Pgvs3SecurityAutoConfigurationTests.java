@@ -111,4 +111,29 @@ class Pgvs3SecurityAutoConfigurationTests {
                     assertThat(context).doesNotHaveBean(HealthDetailsPolicy.class);
                 });
     }
+
+    private static boolean guards(org.springframework.context.ApplicationContext context, String path) {
+        return context.getBean("pgvs3SecurityFilterChain", SecurityFilterChain.class)
+                .matches(new org.springframework.mock.web.MockHttpServletRequest("GET", path));
+    }
+
+    @Test
+    void theChainGuardsTheDashboardAndOpenApiPathsOnlyWhenPgvs3ServesThem() {
+        runner.withPropertyValues("server.address=127.0.0.1").run(context -> {
+            assertThat(guards(context, "/ojs/v1/queues")).isTrue();
+            assertThat(guards(context, "/v3/api-docs")).isTrue();
+            // the dashboard is off by default, and Swagger UI is not on this class path: those paths are the app's
+            assertThat(guards(context, "/dashboard/")).isFalse();
+            assertThat(guards(context, "/dashboard")).isFalse();
+            assertThat(guards(context, "/swagger-ui/index.html")).isFalse();
+        });
+        runner.withPropertyValues("server.address=127.0.0.1", "pgvs3.dashboard.enabled=true",
+                "springdoc.api-docs.enabled=false").run(context -> {
+                    assertThat(guards(context, "/dashboard/")).isTrue();
+                    assertThat(guards(context, "/v3/api-docs")).isFalse();
+                });
+        runner.withPropertyValues("server.address=127.0.0.1")
+                .withClassLoader(new FilteredClassLoader("org.springdoc"))
+                .run(context -> assertThat(guards(context, "/v3/api-docs")).isFalse());
+    }
 }
