@@ -168,6 +168,15 @@ class TokenAuthenticationTest extends ServerTestSupport {
         Response dashboard = http.get("/dashboard/");
         assertThat(dashboard.status()).isEqualTo(401);
         assertThat(dashboard.header("WWW-Authenticate")).startsWith("Basic realm=\"pgvs3\"");
+        // the dashboard's own calls leave the path the credentials were entered for: the API's 401 asks for the same
+        // realm's Basic credentials too, which a browser then sends again by itself
+        for (String path : List.of("/ojs/v1/queues", "/v3/api-docs")) {
+            Response api = http.get(path);
+            assertThat(api.status()).isEqualTo(401);
+            assertThat(api.headers().allValues("WWW-Authenticate")).as(path)
+                    .containsExactly("Bearer realm=\"pgvs3\"", "Basic realm=\"pgvs3\", charset=\"UTF-8\"");
+        }
+        assertThat(http.withHeader("Authorization", basic).get("/v3/api-docs").status()).isEqualTo(200);
     }
 
     @Test
