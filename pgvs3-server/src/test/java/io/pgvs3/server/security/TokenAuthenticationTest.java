@@ -176,7 +176,8 @@ class TokenAuthenticationTest extends ServerTestSupport {
             assertThat(api.headers().allValues("WWW-Authenticate")).as(path)
                     .containsExactly("Bearer realm=\"pgvs3\"", "Basic realm=\"pgvs3\", charset=\"UTF-8\"");
         }
-        assertThat(http.withHeader("Authorization", basic).get("/v3/api-docs").status()).isEqualTo(200);
+        assertThat(http.withHeader("Authorization", basic).withHeader("Accept", "application/json").get("/v3/api-docs")
+                .status()).isEqualTo(200);
     }
 
     @Test
