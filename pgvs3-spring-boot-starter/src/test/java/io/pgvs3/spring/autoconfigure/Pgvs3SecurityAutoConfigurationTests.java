@@ -136,4 +136,33 @@ class Pgvs3SecurityAutoConfigurationTests {
                 .withClassLoader(new FilteredClassLoader("org.springdoc"))
                 .run(context -> assertThat(guards(context, "/v3/api-docs")).isFalse());
     }
+
+    @Test
+    void aCatalogTokenGrantsNoMoreThanItsCreatorHas() {
+        runner.withPropertyValues("server.address=127.0.0.1").run(context -> {
+            TokenAdminController controller = context.getBean(TokenAdminController.class);
+            tools.jackson.databind.json.JsonMapper json = tools.jackson.databind.json.JsonMapper.builder().build();
+            var creator = new io.pgvs3.spring.web.security.ApiToken("lead",
+                    java.util.EnumSet.of(io.pgvs3.spring.web.security.Scope.READ,
+                            io.pgvs3.spring.web.security.Scope.PRODUCE), java.util.List.of("orders-*"));
+            org.springframework.security.core.context.SecurityContextHolder.getContext()
+                    .setAuthentication(new io.pgvs3.spring.web.security.TokenAuthentication(creator));
+            try {
+                assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> controller.create(json.readTree(
+                        "{\"name\":\"more\",\"scopes\":[\"consume\"],\"queues\":[\"orders-*\"]}"))))
+                        .hasMessageContaining("lacks the scope 'consume'");
+                assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> controller.create(json.readTree(
+                        "{\"name\":\"wider\",\"scopes\":[\"read\"]}"))))
+                        .hasMessageContaining("subset of them");
+                assertThat(controller.create(json.readTree(
+                        "{\"name\":\"narrow\",\"scopes\":[\"read\"],\"queues\":[\"orders-*\"]}"))
+                        .getStatusCode().value()).isEqualTo(201);
+            }
+            finally {
+                org.springframework.security.core.context.SecurityContextHolder.clearContext();
+                // the other tests start without any token in this database
+                context.getBean(io.pgvs3.spring.web.security.CatalogTokenStore.class).revoke("narrow");
+            }
+        });
+    }
 }
