@@ -271,7 +271,6 @@ class DashboardBrowserIT {
             // as it is after the prompt (a page whose URL holds credentials may not call fetch)
             browser.get(secured.url("/dashboard/").replace("http://", "http://ops:" + token + "@"));
             open(secured, "/dashboard/#/queues");
-            await(d -> !d.findElements(By.cssSelector("tr[data-queue='mailer']")).isEmpty());
 
             // the page's calls under /ojs and /v3/api-docs get the credentials entered for /dashboard/
             Object status = ((JavascriptExecutor) browser).executeAsyncScript("var done = arguments[0];"
@@ -280,6 +279,7 @@ class DashboardBrowserIT {
             Object docs = ((JavascriptExecutor) browser).executeAsyncScript("var done = arguments[0];"
                     + " fetch('../v3/api-docs').then(function (r) { done(r.status); }, function (e) { done(String(e)); });");
             assertThat(docs).isEqualTo(200L);
+            await(d -> !d.findElements(By.cssSelector("tr[data-queue='mailer']")).isEmpty());
             click(By.cssSelector("tr[data-queue='mailer'] button[data-action='pause']"));
             await(d -> "paused".equals(text(By.cssSelector("tr[data-queue='mailer'] .pill"))));
             OjsClient ops = new OjsClient(secured.url("")).withBearer(token);

@@ -9,6 +9,8 @@ import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.spring.web.security.TokenHashes;
 import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.OjsClient.Response;
+import io.pgvs3.test.SlowHttp;
+import io.pgvs3.test.SlowHttp.Reply;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -19,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The server with tokens in its configuration: 401 without or with a wrong token, 403 without the route's scope or
- * outside the token's queue patterns, and nothing written by a refused request.
+ * outside the token's queue patterns, and nothing written by a refused request; the same when the body arrives after
+ * the headers.
  */
 class TokenAuthenticationTest extends ServerTestSupport {
 
@@ -328,5 +331,66 @@ class TokenAuthenticationTest extends ServerTestSupport {
         assertThat(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/pause", null, null).status()).isEqualTo(200);
         assertThat(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/resume", null, null).status()).isEqualTo(200);
         assertError(limitedAdmin.postRaw("/ojs/v1/queues/billing/pause", null, null), 403, "forbidden");
+    }
+
+    // a body that arrives after its headers (a slow client, chunks, a large upload) is checked like any other
+
+    SlowHttp slow() {
+        return new SlowHttp(port);
+    }
+
+    static Map<String, String> json(String token) {
+        return Map.of("Content-Type", "application/json", "Authorization", "Bearer " + token);
+    }
+
+    static String job(String queue) {
+        return "{\"type\":\"slow.auth\",\"queue\":\"" + queue + "\",\"args\":[\"" + "x".repeat(20_000) + "\"]}";
+    }
+
+    @Test
+    void aValidTokenWithABodySentInPiecesOrChunksIsServed() {
+        int before = jobs();
+        Reply pieces = slow().post("/ojs/v1/jobs", json(PRODUCER), job("work"), 100);
+        assertThat(pieces.status()).as(pieces.text()).isEqualTo(201);
+        assertThat(pieces.body()).contains("slow.auth");
+        Reply chunks = slow().postChunked("/ojs/v1/jobs", json(PRODUCER), job("work"), 50);
+        assertThat(chunks.status()).as(chunks.text()).isEqualTo(201);
+        Reply limited = slow().post("/ojs/v1/jobs", json(ORDERS), job("orders-eu"), 100);
+        assertThat(limited.status()).as(limited.text()).isEqualTo(201);
+        assertThat(jobs()).isEqualTo(before + 3);
+    }
+
+    @Test
+    void aWrongTokenOrAQueueOutsideThePatternsIsRefusedAndWritesNothing() {
+        int before = jobs();
+        Reply wrong = slow().post("/ojs/v1/jobs", json("pgvs3_wrong"), job("work"), 100);
+        assertThat(wrong.status()).as(wrong.text()).isEqualTo(401);
+        assertThat(wrong.body()).contains("\"code\":\"unauthorized\"");
+        Reply none = slow().post("/ojs/v1/jobs", Map.of("Content-Type", "application/json"), job("work"), 100);
+        assertThat(none.status()).as(none.text()).isEqualTo(401);
+        // the queue is in the body, which came late: it is checked all the same
+        Reply outside = slow().post("/ojs/v1/jobs", json(ORDERS), job("billing"), 100);
+        assertThat(outside.status()).as(outside.text()).isEqualTo(403);
+        assertThat(outside.body()).contains("billing");
+        Reply outsideChunked = slow().postChunked("/ojs/v1/jobs", json(ORDERS), job("billing"), 50);
+        assertThat(outsideChunked.status()).as(outsideChunked.text()).isEqualTo(403);
+        assertThat(jobs()).isEqualTo(before);
+    }
+
+    @Test
+    void aCrossOriginFormWithALargeBodySentSlowlyIsRefusedAndChangesNothing() {
+        assertThat(http.withBearer(ADMIN).post("/ojs/v1/jobs", Map.of("type", "t", "queue", "victim",
+                "args", java.util.List.of())).status()).isEqualTo(201);
+        int before = jobs();
+        String basic = "Basic " + Base64.getEncoder().encodeToString(("u:" + ADMIN).getBytes(StandardCharsets.UTF_8));
+        String form = "a=" + "b".repeat(70_000);
+        for (String path : new String[] { "/ojs/v1/queues/victim/pause", "/ojs/v1/jobs" }) {
+            Reply reply = slow().post(path, Map.of("Content-Type", "application/x-www-form-urlencoded",
+                    "Origin", "https://evil.example", "Authorization", basic), form, 100);
+            assertThat(reply.status()).as(reply.text()).isEqualTo(415);
+        }
+        assertThat(http.withBearer(ADMIN).get("/ojs/v1/queues/victim/stats").json().path("queue").path("paused")
+                .asBoolean()).isFalse();
+        assertThat(jobs()).isEqualTo(before);
     }
 }
