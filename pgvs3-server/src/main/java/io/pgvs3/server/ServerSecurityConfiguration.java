@@ -28,7 +28,8 @@ public class ServerSecurityConfiguration {
     @Order(Ordered.LOWEST_PRECEDENCE)
     public SecurityFilterChain pgvs3ServerFilterChain(HttpSecurity http, TokenRegistry tokens,
             AnonymousAccessPolicy anonymous, OjsSecurityErrorHandler errors) throws Exception {
-        Pgvs3SecurityAutoConfiguration.applyTokenAuthentication(http, tokens, anonymous, errors);
+        Pgvs3SecurityAutoConfiguration.applyTokenAuthentication(http, tokens, anonymous, errors,
+                Pgvs3SecurityAutoConfiguration.openRoutes("/actuator/health", "/actuator/health/**", "/error"));
         http.authorizeHttpRequests(requests -> requests
                 .dispatcherTypeMatchers(DispatcherType.ERROR).permitAll()
                 .requestMatchers("/error").permitAll()

@@ -260,6 +260,36 @@ class DashboardBrowserIT {
         }
     }
 
+    @Test
+    @Order(7)
+    void withATokenTheBrowserSendsTheBasicCredentialsOfTheDashboardToTheApi() throws Exception {
+        String token = io.pgvs3.spring.web.security.TokenHashes.newToken();
+        try (ServerJar secured = ServerJar.start(database, "secured", "--pgvs3.security.tokens[0].name=ops",
+                "--pgvs3.security.tokens[0].scopes=admin",
+                "--pgvs3.security.tokens[0].hash=sha256:" + io.pgvs3.spring.web.security.TokenHashes.sha256(token))) {
+            OjsClient ops = new OjsClient(secured.url("")).withBearer(token);
+            assertThat(ops.post("/ojs/v1/queues/secured-orders/messages", Map.of("type", "order.created",
+                    "payload", Map.of("order_id", 7))).status()).isEqualTo(201);
+            // credentials in the URL, as an operator types them into the browser's prompt; then the page without them,
+            // as it is after the prompt (a page whose URL holds credentials may not call fetch)
+            browser.get(secured.url("/dashboard/").replace("http://", "http://ops:" + token + "@"));
+            open(secured, "/dashboard/#/queues");
+
+            // the page's calls under /ojs and /v3/api-docs get the credentials entered for /dashboard/
+            Object status = ((JavascriptExecutor) browser).executeAsyncScript("var done = arguments[0];"
+                    + " fetch('../ojs/v1/queues').then(function (r) { done(r.status); }, function (e) { done(String(e)); });");
+            assertThat(status).isEqualTo(200L);
+            Object docs = ((JavascriptExecutor) browser).executeAsyncScript("var done = arguments[0];"
+                    + " fetch('../v3/api-docs').then(function (r) { done(r.status); }, function (e) { done(String(e)); });");
+            assertThat(docs).isEqualTo(200L);
+            await(d -> !d.findElements(By.cssSelector("tr[data-queue='secured-orders']")).isEmpty());
+            click(By.cssSelector("tr[data-queue='secured-orders'] button[data-action='pause']"));
+            await(d -> "paused".equals(text(By.cssSelector("tr[data-queue='secured-orders'] .pill"))));
+            assertThat(ops.get("/ojs/v1/queues/secured-orders/stats").json().path("queue").path("paused").asBoolean())
+                    .isTrue();
+        }
+    }
+
     private String deadLetterJob(String queue, String type, String errorType, String message) {
         Response created = http.post("/ojs/v1/jobs", Map.of("type", type, "args", List.of(Map.of("customer", 42)),
                 "options", Map.of("queue", queue, "retry", Map.of("max_attempts", 1, "on_exhaustion", "dead_letter"))));

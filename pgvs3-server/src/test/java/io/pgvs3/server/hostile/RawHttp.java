@@ -22,9 +22,16 @@ import tools.jackson.databind.JsonNode;
 final class RawHttp {
 
     private final int port;
+    private final Map<String, String> defaultHeaders;
 
     RawHttp(int port) {
+        this(port, Map.of());
+    }
+
+    /** @param defaultHeaders sent with every {@link #request}, unless it names the same header */
+    RawHttp(int port, Map<String, String> defaultHeaders) {
         this.port = port;
+        this.defaultHeaders = Map.copyOf(defaultHeaders);
     }
 
     /** Sends {@code head} (request line and headers, without the blank line) and {@code body} as they are. */
@@ -42,7 +49,9 @@ final class RawHttp {
     Reply request(String method, String target, Map<String, String> headers, byte[] body) {
         StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\n")
                 .append("Host: 127.0.0.1:").append(port).append("\r\nConnection: close");
-        headers.forEach((name, value) -> head.append("\r\n").append(name).append(": ").append(value));
+        Map<String, String> all = new LinkedHashMap<>(defaultHeaders);
+        all.putAll(headers);
+        all.forEach((name, value) -> head.append("\r\n").append(name).append(": ").append(value));
         if (body != null) {
             head.append("\r\nContent-Length: ").append(body.length);
         }

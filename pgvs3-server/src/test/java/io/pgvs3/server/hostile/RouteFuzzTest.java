@@ -3,24 +3,51 @@ package io.pgvs3.server.hostile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.server.hostile.FuzzCorpus.Case;
 import io.pgvs3.server.hostile.FuzzCorpus.Route;
 import io.pgvs3.server.hostile.RawHttp.Reply;
+import io.pgvs3.spring.web.security.TokenHashes;
+import io.pgvs3.test.OjsClient;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.test.context.TestPropertySource;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A generated corpus of hostile requests over every route (see {@link FuzzCorpus}), with a fixed seed. Every answer
  * must be below 500 and every refusal the OJS error body; a refused request must leave every table of pgvs3 (the
- * catalog and each queue's schema) exactly as it was. Maintenance is off, so nothing else writes meanwhile.
+ * catalog and each queue's schema) exactly as it was. Maintenance is off, so nothing else writes meanwhile. The
+ * requests carry an admin token, so that creating a catalog token does not close the server to the rest; and every
+ * route the controllers map is in the corpus (or is listed with the reason it is not).
  */
-@TestPropertySource(properties = "pgvs3.maintenance.enabled=false")
+@TestPropertySource(properties = { "pgvs3.maintenance.enabled=false", "pgvs3.security.tokens[0].name=fuzz",
+        "pgvs3.security.tokens[0].scopes=admin", "pgvs3.security.tokens[0].hash=sha256:" + RouteFuzzTest.TOKEN_HASH })
 class RouteFuzzTest extends ServerTestSupport {
+
+    static final String TOKEN = "pgvs3_route-fuzz-token";
+
+    /** The SHA-256 of {@link #TOKEN}. */
+    static final String TOKEN_HASH = "566ad1a2da598d3cf1b163f452357efaac55e28ea7e0353bd1fdd423e42bfed2";
+
+    /** Routes left out of the corpus, and why. */
+    static final Map<String, String> NOT_FUZZED = Map.of(
+            "POST /ojs/v1/admin/reset", "it deletes every queue, so the routes after it would find nothing",
+            "GET /dashboard", "a redirect to the dashboard page",
+            "GET /dashboard/", "the dashboard's HTML page, no JSON",
+            "GET /error", "the server's error page, reached by error dispatches");
+
+    @Autowired
+    @Qualifier("requestMappingHandlerMapping")
+    private RequestMappingHandlerMapping mappings;
 
     private static final long SEED = 20261201L;
 
@@ -44,7 +71,16 @@ class RouteFuzzTest extends ServerTestSupport {
             new Route("GET", "/ojs/v1/cron/{name}", null),
             new Route("POST", "/ojs/v1/workflows", "{\"type\":\"graph\",\"name\":\"wf\",\"steps\":[{\"name\":\"a\","
                     + "\"type\":\"fz.wf\",\"args\":[]},{\"name\":\"b\",\"type\":\"fz.wf\",\"args\":[],\"depends_on\":[\"a\"]}]}"),
+            new Route("GET", "/ojs/v1/workflows", null),
             new Route("GET", "/ojs/v1/workflows/{name}", null),
+            new Route("POST", "/ojs/v1/cron/{name}/disable", null),
+            new Route("POST", "/ojs/v1/cron/{name}/enable", null),
+            new Route("GET", "/ojs/v1/queues/{name}/history", null),
+            new Route("GET", "/ojs/v1/queues/{name}/storage", null),
+            new Route("POST", "/ojs/v1/admin/tokens", "{\"name\":\"fz-name\",\"scopes\":[\"read\",\"produce\"],"
+                    + "\"queues\":[\"fz-*\"]}"),
+            new Route("GET", "/ojs/v1/admin/tokens", null),
+            new Route("GET", "/dashboard/settings", null),
             new Route("GET", "/ojs/v1/dead-letter", null),
             new Route("POST", "/ojs/v1/dead-letter/{name}/retry", null),
             new Route("GET", "/ojs/v1/events?limit=5", null),
@@ -77,13 +113,50 @@ class RouteFuzzTest extends ServerTestSupport {
             new Route("DELETE", "/ojs/v1/workflows/{name}", null),
             new Route("DELETE", "/ojs/v1/dead-letter/{name}", null),
             new Route("DELETE", "/ojs/v1/cron/{name}", null),
+            new Route("DELETE", "/ojs/v1/admin/tokens/{name}", null),
             new Route("DELETE", "/ojs/v1/queues/{name}", null));
 
     @Test
+    void theTokenHashIsTheTokens() {
+        assertThat(TokenHashes.sha256(TOKEN)).isEqualTo(TOKEN_HASH);
+    }
+
+    @Test
+    void everyMappedRouteIsInTheCorpus() {
+        Set<String> fuzzed = new TreeSet<>();
+        ROUTES.forEach(route -> fuzzed.add(route.method() + " " + normalize(route.path())));
+        Set<String> missing = new TreeSet<>();
+        mappings.getHandlerMethods().forEach((info, method) -> {
+            if (!method.getBeanType().getPackageName().startsWith("io.pgvs3")) {
+                return;
+            }
+            for (String path : info.getPatternValues()) {
+                Set<RequestMethod> methods = info.getMethodsCondition().getMethods();
+                for (RequestMethod verb : methods.isEmpty() ? Set.of(RequestMethod.GET) : methods) {
+                    String route = verb.name() + " " + path;
+                    if (!NOT_FUZZED.containsKey(route) && !fuzzed.contains(verb.name() + " " + normalize(path))) {
+                        missing.add(route);
+                    }
+                }
+            }
+        });
+        assertThat(missing).as("routes without fuzz coverage: add them to ROUTES (or to NOT_FUZZED, with a reason)")
+                .isEmpty();
+    }
+
+    /** A path with its query left out and each variable segment ({@code {x}}, or the corpus' name) as {@code *}. */
+    private static String normalize(String path) {
+        int query = path.indexOf('?');
+        String bare = query < 0 ? path : path.substring(0, query);
+        return bare.replaceAll("\\{[^/]*}", "*").replace("fz-name", "*");
+    }
+
+    @Test
     void noRequestOfTheCorpusGetsA5xxAndNoRefusedRequestWritesAnything() {
+        OjsClient http = this.http.withBearer(TOKEN);
         assertThat(http.post("/ojs/v1/admin/reset", "").status()).isEqualTo(200);
         jdbc.execute(FINGERPRINT_FUNCTION);
-        RawHttp raw = new RawHttp(port);
+        RawHttp raw = new RawHttp(port, Map.of("Authorization", "Bearer " + TOKEN));
         String empty = fingerprint();
         // a valid request per route first, so that the hostile ones meet existing queues, consumers and crons
         for (Route route : ROUTES) {

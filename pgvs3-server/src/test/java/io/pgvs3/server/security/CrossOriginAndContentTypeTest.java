@@ -86,4 +86,40 @@ class CrossOriginAndContentTypeTest extends ServerTestSupport {
         assertThat(samePage.postRaw("/ojs/v1/queues/guarded/resume", null, null).status()).isEqualTo(200);
         assertThat(paused()).isFalse();
     }
+
+    /** A request with the given Host and other headers, over a plain socket (HTTP clients set Host themselves). */
+    String raw(String method, String path, String host, String... headers) throws java.io.IOException {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(30_000);
+            StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: " + host
+                    + "\r\nConnection: close\r\n");
+            for (String header : headers) {
+                request.append(header).append("\r\n");
+            }
+            socket.getOutputStream().write(request.append("\r\n").toString()
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void withoutATokenOnlyLoopbackHostNamesAndUnforwardedRequestsAreServed() throws Exception {
+        // a page whose name was rebound to 127.0.0.1 sends its own name
+        for (String host : List.of("evil.example", "evil.example:" + port, "127.0.0.1.nip.io", "")) {
+            String reply = raw("GET", "/ojs/v1/queues", host);
+            assertThat(reply).as(host).startsWith("HTTP/1.1 403").contains("\"code\":\"forbidden\"");
+        }
+        assertThat(raw("POST", "/ojs/v1/queues/guarded/pause", "evil.example:" + port)).startsWith("HTTP/1.1 403");
+        assertThat(paused()).isFalse();
+        for (String host : List.of("localhost", "localhost:" + port, "127.0.0.1:" + port, "LOCALHOST", "[::1]:" + port)) {
+            assertThat(raw("GET", "/ojs/v1/queues", host)).as(host).startsWith("HTTP/1.1 200");
+        }
+        // a proxy forwarding calls from elsewhere: the open mode is for local clients only
+        assertThat(raw("GET", "/ojs/v1/queues", "127.0.0.1", "X-Forwarded-For: 203.0.113.9"))
+                .startsWith("HTTP/1.1 403").contains("forwarded");
+        assertThat(raw("GET", "/ojs/v1/queues", "127.0.0.1", "Forwarded: for=203.0.113.9")).startsWith("HTTP/1.1 403");
+        // health stays open to probes, without the details
+        String health = raw("GET", "/ojs/v1/health", "evil.example");
+        assertThat(health).startsWith("HTTP/1.1 200").doesNotContain("\"backend\"");
+    }
 }

@@ -9,6 +9,8 @@ import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.spring.web.security.TokenHashes;
 import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.OjsClient.Response;
+import io.pgvs3.test.SlowHttp;
+import io.pgvs3.test.SlowHttp.Reply;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -19,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The server with tokens in its configuration: 401 without or with a wrong token, 403 without the route's scope or
- * outside the token's queue patterns, and nothing written by a refused request.
+ * outside the token's queue patterns, and nothing written by a refused request; the same when the body arrives after
+ * the headers.
  */
 class TokenAuthenticationTest extends ServerTestSupport {
 
@@ -28,6 +31,7 @@ class TokenAuthenticationTest extends ServerTestSupport {
     static final String PRODUCER = TokenHashes.newToken();
     static final String CONSUMER = TokenHashes.newToken();
     static final String ORDERS = TokenHashes.newToken();
+    static final String ORDERS_ADMIN = TokenHashes.newToken();
 
     @DynamicPropertySource
     static void tokens(DynamicPropertyRegistry registry) {
@@ -36,6 +40,7 @@ class TokenAuthenticationTest extends ServerTestSupport {
         token(registry, 2, "producer", PRODUCER, "produce", null);
         token(registry, 3, "worker", CONSUMER, "consume", null);
         token(registry, 4, "orders", ORDERS, "produce,consume,read", "orders-*,audit");
+        token(registry, 5, "orders-ops", ORDERS_ADMIN, "admin", "orders-*");
     }
 
     static void token(DynamicPropertyRegistry registry, int i, String name, String value, String scopes, String queues) {
@@ -166,6 +171,16 @@ class TokenAuthenticationTest extends ServerTestSupport {
         Response dashboard = http.get("/dashboard/");
         assertThat(dashboard.status()).isEqualTo(401);
         assertThat(dashboard.header("WWW-Authenticate")).startsWith("Basic realm=\"pgvs3\"");
+        // the dashboard's own calls leave the path the credentials were entered for: the API's 401 asks for the same
+        // realm's Basic credentials too, which a browser then sends again by itself
+        for (String path : List.of("/ojs/v1/queues", "/v3/api-docs")) {
+            Response api = http.get(path);
+            assertThat(api.status()).isEqualTo(401);
+            assertThat(api.headers().allValues("WWW-Authenticate")).as(path)
+                    .containsExactly("Bearer realm=\"pgvs3\"", "Basic realm=\"pgvs3\", charset=\"UTF-8\"");
+        }
+        assertThat(http.withHeader("Authorization", basic).withHeader("Accept", "application/json").get("/v3/api-docs")
+                .status()).isEqualTo(200);
     }
 
     @Test
@@ -241,5 +256,141 @@ class TokenAuthenticationTest extends ServerTestSupport {
         assertThat(as(ADMIN).delete("/ojs/v1/admin/tokens/ci").status()).isEqualTo(200);
         assertError(as(value).get("/ojs/v1/queues"), 401, "unauthorized");
         assertError(as(ADMIN).delete("/ojs/v1/admin/tokens/ci"), 404, "not_found");
+    }
+
+    @Test
+    void streamAcksAndNacksNameTheirQueueInTheBodyAndAreCheckedToo() {
+        OjsClient admin = as(ADMIN);
+        assertThat(admin.post("/ojs/v1/queues/billing-feed/consumers", Map.of("consumer", "c")).status())
+                .isBetween(200, 201);
+        assertThat(admin.post("/ojs/v1/queues/billing-feed/messages", Map.of("type", "e", "payload", 1)).status())
+                .isEqualTo(201);
+        Response received = admin.post("/ojs/v1/queues/billing-feed/receive", Map.of("consumer", "c", "max", 10));
+        long batchId = received.json().path("batch_id").asLong();
+        assertThat(batchId).as(received.toString()).isPositive();
+
+        assertError(as(ORDERS).post("/ojs/v1/streams/ack", Map.of("queue", "billing-feed", "batch_id", batchId)),
+                403, "forbidden");
+        assertError(as(ORDERS).post("/ojs/v1/streams/nack", Map.of("queue", "billing-feed", "batch_id", batchId)),
+                403, "forbidden");
+        // the refused calls left the batch as it was: its owner still acknowledges it
+        Response acked = admin.post("/ojs/v1/streams/ack", Map.of("queue", "billing-feed", "batch_id", batchId));
+        assertThat(acked.json().path("acked").asBoolean()).as(acked.toString()).isTrue();
+        // an allowed queue goes through to the route (no such batch there)
+        assertThat(as(ORDERS).post("/ojs/v1/streams/ack", Map.of("queue", "orders-feed", "batch_id", batchId))
+                .status()).isNotIn(401, 403);
+    }
+
+    @Test
+    void aQueueLimitedTokenMayNotSendAUniquePolicySpanningEveryQueue() {
+        Map<String, Object> unique = Map.of("on_conflict", "reject");
+        Response other = as(ADMIN).post("/ojs/v1/jobs", Map.of("type", "dedupe", "args", List.of(), "queue", "billing",
+                "options", Map.of("unique", unique)));
+        assertThat(other.status()).as(other.toString()).isEqualTo(201);
+        String otherId = other.json().path("job").path("id").asString();
+        int before = jobs();
+
+        for (String conflict : List.of("replace", "ignore", "reject")) {
+            Response spanning = as(ORDERS).post("/ojs/v1/jobs", Map.of("type", "dedupe", "args", List.of(),
+                    "queue", "orders-eu", "options", Map.of("unique", Map.of("on_conflict", conflict))));
+            assertError(spanning, 403, "forbidden");
+            assertThat(spanning.json().path("error").path("message").asString()).contains("unique", "queue");
+        }
+        assertError(as(ORDERS).post("/ojs/v1/jobs/batch", Map.of("jobs", List.of(
+                Map.of("type", "other", "args", List.of(), "queue", "orders-eu"),
+                Map.of("type", "dedupe", "args", List.of(), "queue", "orders-eu",
+                        "options", Map.of("unique", Map.of("keys", List.of("type", "args"))))))), 403, "forbidden");
+        assertThat(jobs()).isEqualTo(before);
+        assertThat(as(ADMIN).get("/ojs/v1/jobs/" + otherId).json().path("job").path("state").asString())
+                .isEqualTo("available");
+
+        // within its own queue a unique policy works as usual
+        assertThat(as(ORDERS).post("/ojs/v1/jobs", Map.of("type", "dedupe", "args", List.of(), "queue", "orders-eu",
+                "options", Map.of("unique", Map.of("keys", List.of("type", "queue"), "on_conflict", "replace"))))
+                .status()).isEqualTo(201);
+        assertThat(as(ORDERS).post("/ojs/v1/jobs", Map.of("type", "dedupe", "args", List.of(), "queue", "orders-eu",
+                "options", Map.of("unique", Map.of("key", "orders-dedupe")))).status()).isEqualTo(201);
+        assertThat(as(ADMIN).get("/ojs/v1/jobs/" + otherId).json().path("job").path("state").asString())
+                .isEqualTo("available");
+    }
+
+    @Test
+    void routesNotTiedToAQueueNeedAnAdminTokenWithoutQueuePatterns() {
+        OjsClient limitedAdmin = as(ORDERS_ADMIN);
+        assertError(limitedAdmin.post("/ojs/v1/admin/tokens", Map.of("name", "escalated", "scopes", List.of("admin"))),
+                403, "forbidden");
+        assertError(limitedAdmin.get("/ojs/v1/admin/tokens"), 403, "forbidden");
+        assertError(limitedAdmin.delete("/ojs/v1/admin/tokens/anything"), 403, "forbidden");
+        assertError(limitedAdmin.post("/ojs/v1/cron", Map.of("name", "c", "cron", "* * * * *",
+                "job", Map.of("type", "t", "args", List.of(), "queue", "orders-eu"))), 403, "forbidden");
+        assertError(limitedAdmin.delete("/ojs/v1/cron/c"), 403, "forbidden");
+        assertError(limitedAdmin.postRaw("/ojs/v1/cron/c/disable", null, null), 403, "forbidden");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.api_tokens WHERE name = 'escalated'", Integer.class))
+                .isZero();
+        // its own queues it administers
+        assertThat(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/pause", null, null).status()).isEqualTo(200);
+        assertThat(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/resume", null, null).status()).isEqualTo(200);
+        assertError(limitedAdmin.postRaw("/ojs/v1/queues/billing/pause", null, null), 403, "forbidden");
+    }
+
+    // a body that arrives after its headers (a slow client, chunks, a large upload) is checked like any other
+
+    SlowHttp slow() {
+        return new SlowHttp(port);
+    }
+
+    static Map<String, String> json(String token) {
+        return Map.of("Content-Type", "application/json", "Authorization", "Bearer " + token);
+    }
+
+    static String job(String queue) {
+        return "{\"type\":\"slow.auth\",\"queue\":\"" + queue + "\",\"args\":[\"" + "x".repeat(20_000) + "\"]}";
+    }
+
+    @Test
+    void aValidTokenWithABodySentInPiecesOrChunksIsServed() {
+        int before = jobs();
+        Reply pieces = slow().post("/ojs/v1/jobs", json(PRODUCER), job("work"), 100);
+        assertThat(pieces.status()).as(pieces.text()).isEqualTo(201);
+        assertThat(pieces.body()).contains("slow.auth");
+        Reply chunks = slow().postChunked("/ojs/v1/jobs", json(PRODUCER), job("work"), 50);
+        assertThat(chunks.status()).as(chunks.text()).isEqualTo(201);
+        Reply limited = slow().post("/ojs/v1/jobs", json(ORDERS), job("orders-eu"), 100);
+        assertThat(limited.status()).as(limited.text()).isEqualTo(201);
+        assertThat(jobs()).isEqualTo(before + 3);
+    }
+
+    @Test
+    void aWrongTokenOrAQueueOutsideThePatternsIsRefusedAndWritesNothing() {
+        int before = jobs();
+        Reply wrong = slow().post("/ojs/v1/jobs", json("pgvs3_wrong"), job("work"), 100);
+        assertThat(wrong.status()).as(wrong.text()).isEqualTo(401);
+        assertThat(wrong.body()).contains("\"code\":\"unauthorized\"");
+        Reply none = slow().post("/ojs/v1/jobs", Map.of("Content-Type", "application/json"), job("work"), 100);
+        assertThat(none.status()).as(none.text()).isEqualTo(401);
+        // the queue is in the body, which came late: it is checked all the same
+        Reply outside = slow().post("/ojs/v1/jobs", json(ORDERS), job("billing"), 100);
+        assertThat(outside.status()).as(outside.text()).isEqualTo(403);
+        assertThat(outside.body()).contains("billing");
+        Reply outsideChunked = slow().postChunked("/ojs/v1/jobs", json(ORDERS), job("billing"), 50);
+        assertThat(outsideChunked.status()).as(outsideChunked.text()).isEqualTo(403);
+        assertThat(jobs()).isEqualTo(before);
+    }
+
+    @Test
+    void aCrossOriginFormWithALargeBodySentSlowlyIsRefusedAndChangesNothing() {
+        assertThat(http.withBearer(ADMIN).post("/ojs/v1/jobs", Map.of("type", "t", "queue", "victim",
+                "args", java.util.List.of())).status()).isEqualTo(201);
+        int before = jobs();
+        String basic = "Basic " + Base64.getEncoder().encodeToString(("u:" + ADMIN).getBytes(StandardCharsets.UTF_8));
+        String form = "a=" + "b".repeat(70_000);
+        for (String path : new String[] { "/ojs/v1/queues/victim/pause", "/ojs/v1/jobs" }) {
+            Reply reply = slow().post(path, Map.of("Content-Type", "application/x-www-form-urlencoded",
+                    "Origin", "https://evil.example", "Authorization", basic), form, 100);
+            assertThat(reply.status()).as(reply.text()).isEqualTo(415);
+        }
+        assertThat(http.withBearer(ADMIN).get("/ojs/v1/queues/victim/stats").json().path("queue").path("paused")
+                .asBoolean()).isFalse();
+        assertThat(jobs()).isEqualTo(before);
     }
 }

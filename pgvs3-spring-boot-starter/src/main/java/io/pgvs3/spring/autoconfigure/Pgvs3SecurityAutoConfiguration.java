@@ -1,6 +1,8 @@
 package io.pgvs3.spring.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import javax.sql.DataSource;
@@ -31,6 +33,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -39,6 +42,10 @@ import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.access.intercept.AuthorizationFilter;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
+import org.springframework.security.web.util.matcher.OrRequestMatcher;
+import org.springframework.security.web.util.matcher.RequestMatcher;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.cors.CorsConfiguration;
 import org.springframework.web.cors.UrlBasedCorsConfigurationSource;
 
@@ -61,9 +68,34 @@ public class Pgvs3SecurityAutoConfiguration {
     /** The pgvs3 chain comes before an application's own chains, which may match every request. */
     public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
 
-    /** The paths the pgvs3 filter chain guards. */
-    public static final String[] PATHS = { "/ojs", "/ojs/**", "/dashboard", "/dashboard/**", "/v3/api-docs",
-            "/v3/api-docs/**", "/swagger-ui.html", "/swagger-ui/**" };
+    /** The paths the pgvs3 filter chain always guards; see {@link #paths} for the others. */
+    public static final String[] PATHS = { "/ojs", "/ojs/**" };
+
+    /** The GET routes every caller may use. */
+    static final String[] OPEN_ROUTES = { "/ojs/v1/health", "/ojs/manifest" };
+
+    /**
+     * The paths the pgvs3 filter chain guards: the OJS routes, and the dashboard and the OpenAPI description and
+     * Swagger UI only when pgvs3 serves them, so that an application's own paths of those names stay its own.
+     */
+    static List<String> paths(Environment environment, ClassLoader classLoader) {
+        List<String> paths = new ArrayList<>(List.of(PATHS));
+        if (environment.getProperty("pgvs3.dashboard.enabled", Boolean.class, false)) {
+            paths.addAll(List.of("/dashboard", "/dashboard/**"));
+        }
+        boolean docs = ClassUtils.isPresent("org.springdoc.core.customizers.OpenApiCustomizer", classLoader)
+                && environment.getProperty("springdoc.api-docs.enabled", Boolean.class, true);
+        if (docs) {
+            String path = environment.getProperty("springdoc.api-docs.path", "/v3/api-docs");
+            paths.addAll(List.of(path, path + "/**"));
+            if (ClassUtils.isPresent("org.springdoc.webmvc.ui.SwaggerConfig", classLoader)
+                    && environment.getProperty("springdoc.swagger-ui.enabled", Boolean.class, true)) {
+                paths.addAll(List.of(environment.getProperty("springdoc.swagger-ui.path", "/swagger-ui.html"),
+                        "/swagger-ui/**"));
+            }
+        }
+        return paths;
+    }
 
     /**
      * Spring Boot's default chain (every other path needs a login) backs off as soon as any chain exists, and
@@ -141,9 +173,9 @@ public class Pgvs3SecurityAutoConfiguration {
     @ConditionalOnMissingBean(name = "pgvs3SecurityFilterChain")
     public SecurityFilterChain pgvs3SecurityFilterChain(HttpSecurity http, TokenRegistry tokens,
             AnonymousAccessPolicy anonymous, OjsSecurityErrorHandler errors, Pgvs3JsonMapper json,
-            Pgvs3CorsProperties cors) throws Exception {
-        http.securityMatcher(PATHS);
-        applyTokenAuthentication(http, tokens, anonymous, errors);
+            Pgvs3CorsProperties cors, Environment environment, ResourceLoader resources) throws Exception {
+        http.securityMatcher(paths(environment, resources.getClassLoader()).toArray(String[]::new));
+        applyTokenAuthentication(http, tokens, anonymous, errors, openRoutes(OPEN_ROUTES));
         CorsConfiguration configuration = cors.toConfiguration();
         if (configuration != null) {
             UrlBasedCorsConfigurationSource source = new UrlBasedCorsConfigurationSource();
@@ -151,7 +183,7 @@ public class Pgvs3SecurityAutoConfiguration {
             http.cors(c -> c.configurationSource(source));
         }
         http.authorizeHttpRequests(requests -> requests
-                .requestMatchers(HttpMethod.GET, "/ojs/v1/health", "/ojs/manifest").permitAll()
+                .requestMatchers(HttpMethod.GET, OPEN_ROUTES).permitAll()
                 .anyRequest().access(new ScopeAuthorizationManager()));
         http.addFilterAfter(new QueueBodyAccessFilter(json.mapper(), errors), AuthorizationFilter.class);
         return http.build();
@@ -163,7 +195,8 @@ public class Pgvs3SecurityAutoConfiguration {
      * mutation is refused by the mutation guard), OJS error bodies for 401 and 403.
      */
     public static void applyTokenAuthentication(HttpSecurity http, TokenRegistry tokens,
-            AnonymousAccessPolicy anonymous, OjsSecurityErrorHandler errors) throws Exception {
+            AnonymousAccessPolicy anonymous, OjsSecurityErrorHandler errors, RequestMatcher openRoutes)
+            throws Exception {
         http.csrf(csrf -> csrf.disable())
                 .cors(cors -> cors.disable())
                 .formLogin(form -> form.disable())
@@ -172,7 +205,14 @@ public class Pgvs3SecurityAutoConfiguration {
                 .requestCache(cache -> cache.disable())
                 .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(errors).accessDeniedHandler(errors))
-                .addFilterBefore(new TokenAuthenticationFilter(tokens, anonymous, errors),
+                .addFilterBefore(new TokenAuthenticationFilter(tokens, anonymous, errors, openRoutes),
                         AnonymousAuthenticationFilter.class);
+    }
+
+    /** A matcher of GET requests to {@code patterns}, for the open routes of a chain. */
+    public static RequestMatcher openRoutes(String... patterns) {
+        PathPatternRequestMatcher.Builder builder = PathPatternRequestMatcher.withDefaults();
+        return new OrRequestMatcher(java.util.Arrays.stream(patterns)
+                .map(pattern -> (RequestMatcher) builder.matcher(HttpMethod.GET, pattern)).toList());
     }
 }

@@ -11,6 +11,7 @@ import io.pgvs3.spring.web.HealthDetailsPolicy;
 import io.pgvs3.spring.web.MutationGuardFilter;
 import io.pgvs3.spring.web.OjsMediaTypes;
 import io.pgvs3.spring.web.OjsExceptionHandler;
+import io.pgvs3.spring.web.OjsBodyReadFilter;
 import io.pgvs3.spring.web.OjsRequestFilter;
 import io.pgvs3.spring.web.OjsResponseAdvice;
 import io.pgvs3.core.catalog.QueueTableStats;
@@ -53,7 +54,13 @@ public class Pgvs3WebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public OjsRequestFilter pgvs3OjsRequestFilter(Pgvs3Properties properties, Pgvs3JsonMapper json) {
-        return new OjsRequestFilter(properties.getHttp().getMaxRequestBytes(), properties.getHttp().getBodyReadTimeout(),
+        return new OjsRequestFilter(properties.getHttp().getMaxRequestBytes(), json.mapper());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public OjsBodyReadFilter pgvs3OjsBodyReadFilter(Pgvs3Properties properties, Pgvs3JsonMapper json) {
+        return new OjsBodyReadFilter(properties.getHttp().getMaxRequestBytes(), properties.getHttp().getBodyReadTimeout(),
                 json.mapper());
     }
 

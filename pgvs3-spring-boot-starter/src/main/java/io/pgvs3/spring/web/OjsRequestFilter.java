@@ -1,10 +1,8 @@
 package io.pgvs3.spring.web;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.Map;
 
-import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -21,9 +19,10 @@ import org.springframework.web.util.UriUtils;
 /**
  * Applies the OJS binding's envelope to every exchange under {@code /ojs}, before any controller runs:
  * {@code OJS-Version} and {@code X-Request-Id} on every response; 406 for an {@code Accept} header that excludes
- * JSON; 400 for a path or query holding text PostgreSQL cannot store; 413 for a body over the size limit. A request
- * body still on its way is read without holding a request thread (see {@link AsyncBodyReader}); either way the
- * controller gets it whole.
+ * JSON; 400 for a path or query holding text PostgreSQL cannot store; 413 for a body over the size limit. A body
+ * that came whole with the headers is buffered here (reading it cannot block); one still on its way is read later by
+ * {@link OjsBodyReadFilter}, after authentication and the mutation guard have looked at the headers, and this filter
+ * hands the buffered body on in the dispatch that follows.
  */
 public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
 
@@ -31,12 +30,10 @@ public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
     public static final int ORDER = -200;
 
     private final long maxRequestBytes;
-    private final Duration bodyReadTimeout;
     private final OjsErrorWriter errors;
 
-    public OjsRequestFilter(long maxRequestBytes, Duration bodyReadTimeout, JsonMapper mapper) {
+    public OjsRequestFilter(long maxRequestBytes, JsonMapper mapper) {
         this.maxRequestBytes = maxRequestBytes;
-        this.bodyReadTimeout = bodyReadTimeout;
         this.errors = new OjsErrorWriter(mapper);
     }
 
@@ -96,19 +93,26 @@ public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
         }
         if (length > 0 && request.getInputStream().available() >= length) {
             // the whole body came with the headers: reading it cannot block
-            chain.doFilter(new BufferedBodyRequest(request, request.getInputStream().readNBytes((int) length)), response);
-            return;
-        }
-        if (length > 0 || (length < 0 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null)) {
-            AsyncContext async = request.startAsync(request, response);
-            async.setTimeout(bodyReadTimeout.toMillis());
-            AsyncBodyReader reader = new AsyncBodyReader(async, request.getInputStream(), maxRequestBytes, errors,
-                    requestId);
-            async.addListener(reader);
-            request.getInputStream().setReadListener(reader);
+            byte[] body = request.getInputStream().readNBytes((int) length);
+            request.setAttribute(AsyncBodyReader.BODY_ATTRIBUTE, body);
+            chain.doFilter(new BufferedBodyRequest(request, body), response);
             return;
         }
         chain.doFilter(request, response);
+    }
+
+    /** Whether the body of {@code request} is still to be read: it has one, and no filter buffered it yet. */
+    public static boolean bodyPending(HttpServletRequest request) {
+        if (request.getAttribute(AsyncBodyReader.BODY_ATTRIBUTE) != null) {
+            return false;
+        }
+        long length = request.getContentLengthLong();
+        return length > 0 || (length < 0 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null);
+    }
+
+    /** The body buffered for {@code request} (whole), or null while it is still to be read. */
+    public static byte[] bufferedBody(HttpServletRequest request) {
+        return request.getAttribute(AsyncBodyReader.BODY_ATTRIBUTE) instanceof byte[] body ? body : null;
     }
 
     /** "path" or "query" when that part of the URL decodes to text PostgreSQL cannot store, else null. */

@@ -111,4 +111,58 @@ class Pgvs3SecurityAutoConfigurationTests {
                     assertThat(context).doesNotHaveBean(HealthDetailsPolicy.class);
                 });
     }
+
+    private static boolean guards(org.springframework.context.ApplicationContext context, String path) {
+        return context.getBean("pgvs3SecurityFilterChain", SecurityFilterChain.class)
+                .matches(new org.springframework.mock.web.MockHttpServletRequest("GET", path));
+    }
+
+    @Test
+    void theChainGuardsTheDashboardAndOpenApiPathsOnlyWhenPgvs3ServesThem() {
+        runner.withPropertyValues("server.address=127.0.0.1").run(context -> {
+            assertThat(guards(context, "/ojs/v1/queues")).isTrue();
+            assertThat(guards(context, "/v3/api-docs")).isTrue();
+            // the dashboard is off by default, and Swagger UI is not on this class path: those paths are the app's
+            assertThat(guards(context, "/dashboard/")).isFalse();
+            assertThat(guards(context, "/dashboard")).isFalse();
+            assertThat(guards(context, "/swagger-ui/index.html")).isFalse();
+        });
+        runner.withPropertyValues("server.address=127.0.0.1", "pgvs3.dashboard.enabled=true",
+                "springdoc.api-docs.enabled=false").run(context -> {
+                    assertThat(guards(context, "/dashboard/")).isTrue();
+                    assertThat(guards(context, "/v3/api-docs")).isFalse();
+                });
+        runner.withPropertyValues("server.address=127.0.0.1")
+                .withClassLoader(new FilteredClassLoader("org.springdoc"))
+                .run(context -> assertThat(guards(context, "/v3/api-docs")).isFalse());
+    }
+
+    @Test
+    void aCatalogTokenGrantsNoMoreThanItsCreatorHas() {
+        runner.withPropertyValues("server.address=127.0.0.1").run(context -> {
+            TokenAdminController controller = context.getBean(TokenAdminController.class);
+            tools.jackson.databind.json.JsonMapper json = tools.jackson.databind.json.JsonMapper.builder().build();
+            var creator = new io.pgvs3.spring.web.security.ApiToken("lead",
+                    java.util.EnumSet.of(io.pgvs3.spring.web.security.Scope.READ,
+                            io.pgvs3.spring.web.security.Scope.PRODUCE), java.util.List.of("orders-*"));
+            org.springframework.security.core.context.SecurityContextHolder.getContext()
+                    .setAuthentication(new io.pgvs3.spring.web.security.TokenAuthentication(creator));
+            try {
+                assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> controller.create(json.readTree(
+                        "{\"name\":\"more\",\"scopes\":[\"consume\"],\"queues\":[\"orders-*\"]}"))))
+                        .hasMessageContaining("lacks the scope 'consume'");
+                assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> controller.create(json.readTree(
+                        "{\"name\":\"wider\",\"scopes\":[\"read\"]}"))))
+                        .hasMessageContaining("subset of them");
+                assertThat(controller.create(json.readTree(
+                        "{\"name\":\"narrow\",\"scopes\":[\"read\"],\"queues\":[\"orders-*\"]}"))
+                        .getStatusCode().value()).isEqualTo(201);
+            }
+            finally {
+                org.springframework.security.core.context.SecurityContextHolder.clearContext();
+                // the other tests start without any token in this database
+                context.getBean(io.pgvs3.spring.web.security.CatalogTokenStore.class).revoke("narrow");
+            }
+        });
+    }
 }

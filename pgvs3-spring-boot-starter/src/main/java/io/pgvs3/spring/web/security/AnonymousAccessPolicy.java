@@ -2,6 +2,10 @@ package io.pgvs3.spring.web.security;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Locale;
+import java.util.Set;
+
+import jakarta.servlet.http.HttpServletRequest;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -14,8 +18,11 @@ public class AnonymousAccessPolicy {
 
     private static final Log logger = LogFactory.getLog(AnonymousAccessPolicy.class);
 
+    private static final Set<String> LOOPBACK_HOSTS = Set.of("localhost", "127.0.0.1", "[::1]");
+
     private final TokenRegistry tokens;
     private final boolean permitted;
+    private final boolean loopback;
 
     /**
      * @param bindAddress {@code server.address}, null when the server listens on every interface
@@ -23,7 +30,7 @@ public class AnonymousAccessPolicy {
      */
     public AnonymousAccessPolicy(TokenRegistry tokens, String bindAddress, boolean allowAnonymous) {
         this.tokens = tokens;
-        boolean loopback = isLoopback(bindAddress);
+        this.loopback = isLoopback(bindAddress);
         this.permitted = loopback || allowAnonymous;
         if (tokens.anyToken()) {
             return;
@@ -45,6 +52,45 @@ public class AnonymousAccessPolicy {
     /** Whether a request without credentials is let in now. */
     public boolean anonymousAllowed() {
         return permitted && !tokens.anyToken();
+    }
+
+    /** {@link #anonymousAllowed()} from what is known, without asking the database (see the token registry). */
+    public boolean anonymousAllowedAsLastKnown() {
+        return permitted && !tokens.anyTokenAsLastKnown();
+    }
+
+    /**
+     * Why {@code request} may not be let in anonymously although no token exists, or null. In the open loopback
+     * mode only a local client can call: a web page that rebinds its own host name to 127.0.0.1 sends its own name
+     * as {@code Host}, and a proxy on the same machine forwards calls from elsewhere (and says so, usually).
+     */
+    public String refusal(HttpServletRequest request) {
+        if (!loopback) {
+            return null;
+        }
+        if (request.getHeader("Forwarded") != null || request.getHeader("X-Forwarded-For") != null) {
+            return "a forwarded request needs a token: pgvs3 has none, so it answers local clients only";
+        }
+        String host = hostName(request.getHeader("Host"));
+        if (host == null || !LOOPBACK_HOSTS.contains(host.toLowerCase(Locale.ROOT))) {
+            return "pgvs3 has no token, so it answers only requests to localhost, 127.0.0.1 or [::1], not to Host '"
+                    + request.getHeader("Host") + "'";
+        }
+        return null;
+    }
+
+    /** The host part of a Host header (without the port), or null. */
+    static String hostName(String header) {
+        if (header == null || header.isBlank()) {
+            return null;
+        }
+        String host = header.trim();
+        if (host.startsWith("[")) {
+            int end = host.indexOf(']');
+            return end < 0 ? null : host.substring(0, end + 1);
+        }
+        int colon = host.indexOf(':');
+        return colon < 0 ? host : host.substring(0, colon);
     }
 
     static boolean isLoopback(String bindAddress) {

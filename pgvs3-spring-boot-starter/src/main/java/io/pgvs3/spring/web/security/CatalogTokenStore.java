@@ -21,10 +21,14 @@ public class CatalogTokenStore {
 
     private static final String COLUMNS = "name, scopes, queues, created_at";
 
+    static final int QUERY_TIMEOUT_SECONDS = 3;
+
     private final JdbcTemplate jdbc;
 
     public CatalogTokenStore(DataSource dataSource) {
         this.jdbc = new JdbcTemplate(dataSource);
+        // every request with a token waits for this lookup: a stuck database must not hold it for long
+        this.jdbc.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
     }
 
     /** A token just created: its record, and its value, which is never available again. */

@@ -18,11 +18,18 @@ import org.springframework.security.web.access.AccessDeniedHandler;
 
 /**
  * Answers a request without valid credentials with 401 and one without the needed scope with 403, both with the
- * OJS error body. A 401 under {@code /dashboard} asks for Basic credentials, so that a browser prompts for them.
+ * OJS error body. A 401 under {@code /dashboard} asks for Basic credentials, so that a browser prompts for them; any
+ * other 401 asks for a Bearer token and then for Basic credentials of the same realm: a browser that has them for the
+ * dashboard (whose pages call {@code /ojs} and {@code /v3/api-docs}, outside the path it entered them for) sends them
+ * again without asking, and a browser opening an API route itself can prompt.
  */
 public class OjsSecurityErrorHandler implements AuthenticationEntryPoint, AccessDeniedHandler {
 
     static final String DASHBOARD = "/dashboard";
+
+    static final String BEARER_CHALLENGE = "Bearer realm=\"pgvs3\"";
+
+    static final String BASIC_CHALLENGE = "Basic realm=\"pgvs3\", charset=\"UTF-8\"";
 
     private final JsonMapper mapper;
 
@@ -35,7 +42,10 @@ public class OjsSecurityErrorHandler implements AuthenticationEntryPoint, Access
             throws IOException {
         String path = request.getRequestURI().substring(request.getContextPath().length());
         boolean browser = path.equals(DASHBOARD) || path.startsWith(DASHBOARD + "/");
-        response.setHeader("WWW-Authenticate", browser ? "Basic realm=\"pgvs3\", charset=\"UTF-8\"" : "Bearer realm=\"pgvs3\"");
+        if (!browser) {
+            response.setHeader("WWW-Authenticate", BEARER_CHALLENGE);
+        }
+        response.addHeader("WWW-Authenticate", BASIC_CHALLENGE);
         String message = ex instanceof InvalidTokenException ? ex.getMessage()
                 : "authentication required: send 'Authorization: Bearer <token>'";
         write(request, response, ErrorCode.UNAUTHORIZED, message);

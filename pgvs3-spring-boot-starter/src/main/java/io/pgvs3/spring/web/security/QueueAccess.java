@@ -3,6 +3,8 @@ package io.pgvs3.spring.web.security;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.pgvs3.core.job.UniqueOptions;
+import io.pgvs3.spring.web.jobs.JobRequests;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.security.access.AccessDeniedException;
@@ -21,7 +23,8 @@ final class QueueAccess {
 
     /** Whether the route at {@code path} names its queues in its body (POST only). */
     static boolean namesQueuesInBody(String path) {
-        return path.equals("/ojs/v1/jobs") || path.equals("/ojs/v1/jobs/batch") || path.equals("/ojs/v1/workers/fetch");
+        return path.equals("/ojs/v1/jobs") || path.equals("/ojs/v1/jobs/batch") || path.equals("/ojs/v1/workers/fetch")
+                || path.equals("/ojs/v1/streams/ack") || path.equals("/ojs/v1/streams/nack");
     }
 
     /** Routes whose body names queues in a way that is not checked: a token limited to queues may not use them. */
@@ -64,10 +67,52 @@ final class QueueAccess {
                     queues.add(queue != null && queue.isString() ? queue.stringValue() : DEFAULT_QUEUE);
                 }
             }
+            case "/ojs/v1/streams/ack", "/ojs/v1/streams/nack" -> {
+                JsonNode queue = body.get("queue");
+                if (queue != null && queue.isString()) {
+                    queues.add(queue.stringValue());
+                }
+            }
             default -> {
             }
         }
         return queues;
+    }
+
+    /**
+     * The first job of an enqueue ({@code /ojs/v1/jobs}) or batch body whose unique policy spans every queue (its
+     * dimensions leave out {@code queue}), or null. Such a policy finds, cancels or answers another queue's job, so a
+     * token limited to queues may not send it. A policy the controller refuses anyway is left out.
+     */
+    static String queueSpanningUniquePolicy(String path, JsonNode body) {
+        if (body == null || !body.isObject()) {
+            return null;
+        }
+        List<JsonNode> jobs = new ArrayList<>();
+        if (path.equals("/ojs/v1/jobs")) {
+            jobs.add(body);
+        }
+        else if (path.equals("/ojs/v1/jobs/batch") && body.get("jobs") != null && body.get("jobs").isArray()) {
+            body.get("jobs").forEach(jobs::add);
+        }
+        for (JsonNode job : jobs) {
+            JsonNode options = job.isObject() ? job.get("options") : null;
+            JsonNode unique = options != null && options.isObject() ? options.get("unique") : null;
+            if (unique == null || unique.isNull()) {
+                continue;
+            }
+            UniqueOptions policy;
+            try {
+                policy = JobRequests.uniqueOptions(unique);
+            }
+            catch (RuntimeException ex) {
+                continue;
+            }
+            if (policy.key() == null && !policy.keys().contains("queue")) {
+                return jobQueue(job);
+            }
+        }
+        return null;
     }
 
     private static String jobQueue(JsonNode job) {

@@ -13,7 +13,8 @@ import org.springframework.security.web.access.intercept.RequestAuthorizationCon
 
 /**
  * Grants a request when its token has the scope the route needs ({@link RouteScopes}) and, for a route whose path
- * names a queue, when the token's queue patterns allow that queue.
+ * names a queue, when the token's queue patterns allow that queue. A route that needs {@code admin} and names no
+ * queue (tokens, cron, dead letters by id) needs a token without queue patterns.
  */
 public class ScopeAuthorizationManager implements AuthorizationManager<RequestAuthorizationContext> {
 
@@ -36,6 +37,12 @@ public class ScopeAuthorizationManager implements AuthorizationManager<RequestAu
         }
         if (needed.queue() != null && !token.allowsQueue(needed.queue())) {
             throw QueueAccess.denied(token, needed.queue());
+        }
+        if (needed.scope() == Scope.ADMIN && needed.queue() == null && token.restrictedToQueues()) {
+            // token and cron administration, dead letters by id: none is tied to one queue the patterns could check
+            throw new AccessDeniedException("token '" + token.name() + "' is limited to queue patterns, and "
+                    + request.getMethod() + " " + path + " is not tied to a queue: it needs an admin token without"
+                    + " queue patterns");
         }
         return new AuthorizationDecision(true);
     }

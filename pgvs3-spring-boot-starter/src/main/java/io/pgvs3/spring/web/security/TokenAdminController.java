@@ -14,6 +14,7 @@ import tools.jackson.databind.JsonNode;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -57,6 +58,7 @@ public class TokenAdminController {
         catch (IllegalArgumentException ex) {
             throw Pgvs3Exception.invalidRequest(ex.getMessage(), "queues");
         }
+        requireWithinCaller(scopes, queues);
         CatalogTokenStore.Created created;
         try {
             created = store.create(name, scopes, queues);
@@ -69,6 +71,24 @@ public class TokenAdminController {
         Map<String, Object> view = view(created.token());
         view.put("token", created.value());
         return ResponseEntity.status(HttpStatus.CREATED).body(view);
+    }
+
+    /** A token may only hand on rights it has: no scope it lacks, no queue beyond its patterns. */
+    private static void requireWithinCaller(Set<Scope> scopes, List<String> queues) {
+        if (!(SecurityContextHolder.getContext().getAuthentication() instanceof TokenAuthentication caller)) {
+            return;
+        }
+        ApiToken creator = caller.token();
+        for (Scope scope : scopes) {
+            if (!creator.has(scope)) {
+                throw new Pgvs3Exception(ErrorCode.FORBIDDEN, "token '" + creator.name() + "' lacks the scope '"
+                        + scope.value() + "' and cannot grant it", Map.of("scopes", scope.value()));
+            }
+        }
+        if (creator.restrictedToQueues() && (queues.isEmpty() || !creator.queues().containsAll(queues))) {
+            throw new Pgvs3Exception(ErrorCode.FORBIDDEN, "token '" + creator.name()
+                    + "' is limited to queue patterns and can only grant a subset of them", Map.of("queues", queues));
+        }
     }
 
     @GetMapping("/ojs/v1/admin/tokens")

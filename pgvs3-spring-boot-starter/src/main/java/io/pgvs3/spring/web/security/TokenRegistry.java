@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
+import org.springframework.dao.DataAccessException;
+
 /**
  * Resolves a presented token to its identity: tokens given in configuration first, then the catalog.
  */
@@ -34,18 +36,35 @@ public class TokenRegistry {
         return token != null ? Optional.of(token) : catalog.findByHash(hash);
     }
 
-    /** Whether any token exists at all; while none does, requests may be anonymous (see the access policy). */
+    /**
+     * Whether any token exists at all; while none does, requests may be anonymous (see the access policy). When the
+     * catalog cannot be asked, tokens may exist: the answer is yes.
+     */
     public boolean anyToken() {
         if (!configured.isEmpty()) {
             return true;
         }
         long now = System.nanoTime();
         if (!catalogChecked || now - catalogCheckedAt > CATALOG_CHECK_INTERVAL.toNanos()) {
-            catalogHasTokens = catalog.any();
+            try {
+                catalogHasTokens = catalog.any();
+            }
+            catch (DataAccessException ex) {
+                catalogChecked = false;
+                return true;
+            }
             catalogCheckedAt = now;
             catalogChecked = true;
         }
         return catalogHasTokens;
+    }
+
+    /**
+     * {@link #anyToken()} as last learned, without asking the catalog: yes when it was never learned, or was
+     * forgotten after a change. For the open routes, which must answer even when the database does not.
+     */
+    public boolean anyTokenAsLastKnown() {
+        return !configured.isEmpty() || !catalogChecked || catalogHasTokens;
     }
 
     /** Forgets the cached catalog answer, after this instance created or revoked a token. */

@@ -127,4 +127,14 @@ class TokenRulesTests {
         assertThat(AnonymousAccessPolicy.isLoopback("::")).isFalse();
         assertThat(AnonymousAccessPolicy.isLoopback("10.1.2.3")).isFalse();
     }
+
+    @Test
+    void theHostNameOfAHostHeaderLeavesThePortOut() {
+        assertThat(AnonymousAccessPolicy.hostName("localhost:8080")).isEqualTo("localhost");
+        assertThat(AnonymousAccessPolicy.hostName("127.0.0.1")).isEqualTo("127.0.0.1");
+        assertThat(AnonymousAccessPolicy.hostName("[::1]:8080")).isEqualTo("[::1]");
+        assertThat(AnonymousAccessPolicy.hostName("[::1")).isNull();
+        assertThat(AnonymousAccessPolicy.hostName(" ")).isNull();
+        assertThat(AnonymousAccessPolicy.hostName(null)).isNull();
+    }
 }
