@@ -143,7 +143,7 @@ class HostileInputTest extends ServerTestSupport {
                 + "{\"name\":\"a\",\"type\":\"t\",\"args\":[]},{\"name\":\"b\",\"type\":\"t\",\"args\":[],\"depends_on\":[\"a\"]},"
                 + "{\"name\":\"a\",\"type\":\"t\",\"args\":[]}]}");
         assertThat(response.status()).as(response.toString()).isEqualTo(400);
-        assertThat(response.json().path("error").path("message").stringValue()).contains("'a'", "unique");
+        assertThat(response.json().path("error").path("message").stringValue()).contains("'a'", "step name");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.workflows", Long.class)).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
     }
@@ -191,7 +191,8 @@ class HostileInputTest extends ServerTestSupport {
             assertThat(reply.body()).doesNotContain("<html", "Tomcat");
         }
         Reply method = raw.request("BREW", "/ojs/v1/jobs", Map.of(), null);
-        assertThat(method.status()).as(method.toString()).isEqualTo(405);
+        // refused by Spring Security's firewall (400) or by Spring MVC (405): either way the OJS error body
+        assertThat(method.status()).as(method.toString()).isIn(400, 405);
         assertThat(method.isOjsError()).isTrue();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
     }
