@@ -45,11 +45,10 @@ public class MutationGuardFilter extends OncePerRequestFilter implements Ordered
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
         String method = request.getMethod();
         boolean mutation = method.equals("POST") || method.equals("PUT") || method.equals("PATCH")
                 || method.equals("DELETE");
-        return !mutation || !(path.equals(OjsMediaTypes.ROOT) || path.startsWith(OjsMediaTypes.ROOT + "/"));
+        return !mutation || !OjsPaths.isOjs(request);
     }
 
     @Override

@@ -44,8 +44,7 @@ public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
-        return !(path.equals(OjsMediaTypes.ROOT) || path.startsWith(OjsMediaTypes.ROOT + "/"));
+        return !OjsPaths.isOjs(request);
     }
 
     @Override

@@ -34,20 +34,10 @@ public class QueueController {
     @GetMapping("/ojs/v1/queues")
     public Map<String, Object> list(@RequestParam(defaultValue = "100") int limit,
             @RequestParam(defaultValue = "0") int offset) {
-        if (limit < 1 || limit > MAX_LIMIT) {
-            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
-        }
-        if (offset < 0) {
-            throw Pgvs3Exception.invalidRequest("offset must not be negative", "offset");
-        }
+        Pagination.check(limit, offset, MAX_LIMIT);
         List<Map<String, Object>> queues = catalog.overview(limit, offset).stream().map(QueueController::view).toList();
         long total = catalog.count();
-        Map<String, Object> pagination = new LinkedHashMap<>();
-        pagination.put("total", total);
-        pagination.put("limit", limit);
-        pagination.put("offset", offset);
-        pagination.put("has_more", offset + queues.size() < total);
-        return Map.of("queues", queues, "pagination", pagination);
+        return Map.of("queues", queues, "pagination", Pagination.view(total, limit, offset, queues.size()));
     }
 
     @DeleteMapping("/ojs/v1/queues/{queue}")

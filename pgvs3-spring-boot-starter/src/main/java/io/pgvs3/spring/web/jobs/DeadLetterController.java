@@ -4,9 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobStore;
+import io.pgvs3.spring.web.Pagination;
 
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -33,12 +33,7 @@ public class DeadLetterController {
     @GetMapping("/ojs/v1/dead-letter")
     public Map<String, Object> list(@RequestParam(required = false) String queue,
             @RequestParam(defaultValue = "100") int limit, @RequestParam(defaultValue = "0") int offset) {
-        if (limit < 1 || limit > MAX_LIMIT) {
-            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
-        }
-        if (offset < 0) {
-            throw Pgvs3Exception.invalidRequest("offset must not be negative", "offset");
-        }
+        Pagination.check(limit, offset, MAX_LIMIT);
         List<Job> jobs = store.deadLetter(queue, limit, offset);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("jobs", jobs.stream().map(Job::envelope).toList());

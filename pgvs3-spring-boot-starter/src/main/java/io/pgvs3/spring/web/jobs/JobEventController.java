@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.JobEvent;
 import io.pgvs3.core.job.JobStore;
+import io.pgvs3.spring.web.Pagination;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.web.bind.annotation.GetMapping;
@@ -37,9 +37,7 @@ public class JobEventController {
     public Map<String, Object> list(@RequestParam(required = false) String types,
             @RequestParam(required = false) String queues, @RequestParam(defaultValue = "0") long after,
             @RequestParam(defaultValue = "100") int limit) {
-        if (limit < 1 || limit > MAX_LIMIT) {
-            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
-        }
+        Pagination.checkLimit(limit, MAX_LIMIT);
         List<JobEvent> events = store.events(split(types), split(queues), after, limit);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("events", events.stream().map(this::view).toList());

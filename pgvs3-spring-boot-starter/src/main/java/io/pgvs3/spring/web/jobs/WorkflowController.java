@@ -10,6 +10,7 @@ import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.NewJob;
 import io.pgvs3.core.job.WorkflowStore;
 import io.pgvs3.spring.web.JsonFields;
+import io.pgvs3.spring.web.Pagination;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -102,20 +103,10 @@ public class WorkflowController {
     @GetMapping("/ojs/v1/workflows")
     public Map<String, Object> list(@RequestParam(defaultValue = "50") int limit,
             @RequestParam(defaultValue = "0") int offset) {
-        if (limit < 1 || limit > MAX_LIMIT) {
-            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
-        }
-        if (offset < 0) {
-            throw Pgvs3Exception.invalidRequest("offset must not be negative", "offset");
-        }
+        Pagination.check(limit, offset, MAX_LIMIT);
         List<Map<String, Object>> page = workflows.list(limit, offset);
         long total = workflows.count();
-        Map<String, Object> pagination = new LinkedHashMap<>();
-        pagination.put("total", total);
-        pagination.put("limit", limit);
-        pagination.put("offset", offset);
-        pagination.put("has_more", offset + page.size() < total);
-        return Map.of("workflows", page, "pagination", pagination);
+        return Map.of("workflows", page, "pagination", Pagination.view(total, limit, offset, page.size()));
     }
 
     @GetMapping("/ojs/v1/workflows/{id}")

@@ -9,6 +9,7 @@ import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.spring.web.OjsErrorBody;
 import io.pgvs3.spring.web.OjsMediaTypes;
 import io.pgvs3.spring.web.RequestIds;
+import io.pgvs3.spring.web.OjsPaths;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.security.access.AccessDeniedException;
@@ -40,7 +41,7 @@ public class OjsSecurityErrorHandler implements AuthenticationEntryPoint, Access
     @Override
     public void commence(HttpServletRequest request, HttpServletResponse response, AuthenticationException ex)
             throws IOException {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
+        String path = OjsPaths.of(request);
         boolean browser = path.equals(DASHBOARD) || path.startsWith(DASHBOARD + "/");
         if (!browser) {
             response.setHeader("WWW-Authenticate", BEARER_CHALLENGE);

@@ -11,6 +11,7 @@ import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.spring.web.BufferedBodyRequest;
 import io.pgvs3.spring.web.OjsBodyReadFilter;
 import io.pgvs3.spring.web.OjsRequestFilter;
+import io.pgvs3.spring.web.OjsPaths;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -49,7 +50,7 @@ public class QueueBodyAccessFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
-        String path = request.getRequestURI().substring(request.getContextPath().length());
+        String path = OjsPaths.of(request);
         if (!(authentication instanceof TokenAuthentication caller) || !caller.token().restrictedToQueues()
                 || !request.getMethod().equals("POST") || request.getAttribute(CHECKED) != null) {
             chain.doFilter(request, response);

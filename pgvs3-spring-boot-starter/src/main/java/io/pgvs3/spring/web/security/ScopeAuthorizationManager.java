@@ -1,5 +1,6 @@
 package io.pgvs3.spring.web.security;
 
+import io.pgvs3.spring.web.OjsPaths;
 import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -28,7 +29,7 @@ public class ScopeAuthorizationManager implements AuthorizationManager<RequestAu
             return new AuthorizationDecision(false);
         }
         HttpServletRequest request = context.getRequest();
-        String path = request.getRequestURI().substring(request.getContextPath().length());
+        String path = OjsPaths.of(request);
         RouteScopes.Requirement needed = RouteScopes.of(request.getMethod(), path);
         ApiToken token = caller.token();
         if (!token.has(needed.scope())) {

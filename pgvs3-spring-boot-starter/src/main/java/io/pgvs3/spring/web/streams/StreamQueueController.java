@@ -7,6 +7,7 @@ import java.util.Map;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.web.JsonFields;
+import io.pgvs3.spring.web.Pagination;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -60,17 +61,12 @@ public class StreamQueueController {
     @GetMapping("/ojs/v1/queues/{queue}/dlq")
     public Map<String, Object> deadLetters(@PathVariable String queue, @RequestParam(defaultValue = "100") int limit,
             @RequestParam(defaultValue = "0") int offset) {
-        if (limit < 1 || limit > MAX_LIMIT) {
-            throw Pgvs3Exception.invalidRequest("limit must be between 1 and " + MAX_LIMIT, "limit");
-        }
-        if (offset < 0) {
-            throw Pgvs3Exception.invalidRequest("offset must not be negative", "offset");
-        }
+        Pagination.check(limit, offset, MAX_LIMIT);
         JsonNode page = streams.deadLetters(queue, limit, offset);
         JsonNode letters = page.get("dead_letters");
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("dead_letters", letters);
-        view.put("pagination", StreamViews.pagination(page.get("total").asLong(), limit, offset, letters.size()));
+        view.put("pagination", Pagination.view(page.get("total").asLong(), limit, offset, letters.size()));
         return view;
     }
 

@@ -56,13 +56,4 @@ final class StreamViews {
         return Map.of("config", view);
     }
 
-    static Map<String, Object> pagination(long total, int limit, int offset, int returned) {
-        Map<String, Object> view = new LinkedHashMap<>();
-        view.put("total", total);
-        view.put("limit", limit);
-        view.put("offset", offset);
-        view.put("has_more", offset + returned < total);
-        return view;
-    }
-
 }
