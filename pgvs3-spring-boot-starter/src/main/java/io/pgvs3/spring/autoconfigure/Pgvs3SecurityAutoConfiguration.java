@@ -146,8 +146,21 @@ public class Pgvs3SecurityAutoConfiguration {
     @ConditionalOnMissingBean
     public AnonymousAccessPolicy pgvs3AnonymousAccessPolicy(TokenRegistry tokens, Pgvs3SecurityProperties properties,
             Environment environment) {
-        return new AnonymousAccessPolicy(tokens, environment.getProperty("server.address"),
-                properties.isAllowAnonymous());
+        return new AnonymousAccessPolicy(tokens, listenAddresses(environment), properties.isAllowAnonymous());
+    }
+
+    /** Where the application listens: the server's address, and the management server's when it has its own port. */
+    static List<String> listenAddresses(Environment environment) {
+        List<String> addresses = new ArrayList<>();
+        addresses.add(environment.getProperty("server.address"));
+        String managementPort = environment.getProperty("management.server.port");
+        boolean separateManagementServer = managementPort != null && !managementPort.isBlank()
+                && !managementPort.trim().equals("-1")
+                && !managementPort.trim().equals(environment.getProperty("server.port", "8080").trim());
+        if (separateManagementServer) {
+            addresses.add(environment.getProperty("management.server.address"));
+        }
+        return addresses;
     }
 
     @Bean

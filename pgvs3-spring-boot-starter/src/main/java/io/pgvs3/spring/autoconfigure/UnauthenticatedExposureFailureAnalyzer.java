@@ -16,7 +16,8 @@ class UnauthenticatedExposureFailureAnalyzer extends AbstractFailureAnalyzer<Una
                         + "  - configure a token: pgvs3.security.tokens[0].name=ops,"
                         + " pgvs3.security.tokens[0].hash=sha256:<hex of the token's SHA-256>,"
                         + " pgvs3.security.tokens[0].scopes=admin (see docs/security.md)\n"
-                        + "  - listen on loopback only: server.address=127.0.0.1\n"
+                        + "  - listen on loopback only: server.address=127.0.0.1 (and management.server.address=127.0.0.1"
+                        + " when management.server.port is set)\n"
                         + "  - accept an open API on purpose: pgvs3.security.allow-anonymous=true",
                 cause);
     }

@@ -70,6 +70,23 @@ class Pgvs3SecurityAutoConfigurationTests {
     }
 
     @Test
+    void aManagementServerBeyondLoopbackCountsAsExposure() {
+        runner.withPropertyValues("server.address=127.0.0.1", "management.server.port=9091")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("on every interface without authentication"));
+        runner.withPropertyValues("server.address=127.0.0.1", "management.server.port=9091",
+                "management.server.address=10.1.2.3").run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("on 10.1.2.3 without authentication"));
+        runner.withPropertyValues("server.address=127.0.0.1", "management.server.port=9091",
+                "management.server.address=127.0.0.1").run(context -> assertThat(context).hasNotFailed());
+        // the management server on the API's own port, or switched off, listens nowhere else
+        runner.withPropertyValues("server.address=127.0.0.1", "server.port=9092", "management.server.port=9092")
+                .run(context -> assertThat(context).hasNotFailed());
+        runner.withPropertyValues("server.address=127.0.0.1", "management.server.port=-1")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void everyInterfaceStartsWithATokenOrAnExplicitOptIn() {
         runner.withPropertyValues("pgvs3.security.tokens[0].name=ops",
                 "pgvs3.security.tokens[0].hash=sha256:" + TokenHashes.sha256("secret"),

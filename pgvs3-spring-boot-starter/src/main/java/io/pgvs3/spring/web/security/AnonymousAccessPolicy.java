@@ -2,6 +2,7 @@ package io.pgvs3.spring.web.security;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -12,7 +13,8 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Decides whether requests without credentials are let in with every scope: only while no token exists at all,
- * and only when the server listens on a loopback address or {@code pgvs3.security.allow-anonymous=true}.
+ * and only when every server of the application (the API's and, on a port of its own, the management server) listens
+ * on a loopback address, or with {@code pgvs3.security.allow-anonymous=true}.
  */
 public class AnonymousAccessPolicy {
 
@@ -25,17 +27,20 @@ public class AnonymousAccessPolicy {
     private final boolean loopback;
 
     /**
-     * @param bindAddress {@code server.address}, null when the server listens on every interface
-     * @throws UnauthenticatedExposureException when the server would listen beyond loopback with no token and no opt-in
+     * @param bindAddresses the addresses the application's servers listen on ({@code server.address}, and
+     * {@code management.server.address} when the management server has a port of its own); an element is null
+     * when that server listens on every interface
+     * @throws UnauthenticatedExposureException when a server would listen beyond loopback with no token and no opt-in
      */
-    public AnonymousAccessPolicy(TokenRegistry tokens, String bindAddress, boolean allowAnonymous) {
+    public AnonymousAccessPolicy(TokenRegistry tokens, List<String> bindAddresses, boolean allowAnonymous) {
         this.tokens = tokens;
-        this.loopback = isLoopback(bindAddress);
+        List<String> exposed = bindAddresses.stream().filter(address -> !isLoopback(address)).toList();
+        this.loopback = exposed.isEmpty();
         this.permitted = loopback || allowAnonymous;
         if (tokens.anyToken()) {
             return;
         }
-        String where = bindAddress == null || bindAddress.isBlank() ? "every interface" : bindAddress;
+        String where = loopback ? String.join(", ", bindAddresses) : describe(exposed.get(0));
         if (loopback) {
             logger.info("pgvs3 has no API token: the HTTP API is open to every caller on loopback (" + where
                     + ") until a token is configured");
@@ -77,6 +82,10 @@ public class AnonymousAccessPolicy {
                     + request.getHeader("Host") + "'";
         }
         return null;
+    }
+
+    private static String describe(String bindAddress) {
+        return bindAddress == null || bindAddress.isBlank() ? "every interface" : bindAddress;
     }
 
     /** The host part of a Host header (without the port), or null. */
