@@ -37,6 +37,9 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_config (
     -- the seal of the segment truncated last: ticks that do not see it only serve as the replay floor
     truncated_seal     xid8
 );
+-- How long an appended dedupe key makes a repeat of it a duplicate; never longer than retention when used.
+ALTER TABLE @schema@.stream_config
+    ADD COLUMN IF NOT EXISTS dedupe_window interval NOT NULL DEFAULT interval '5 minutes' CHECK (dedupe_window > interval '0');
 INSERT INTO @schema@.stream_config (singleton) VALUES (true) ON CONFLICT DO NOTHING;
 
 CREATE TABLE IF NOT EXISTS @schema@.stream_segments (
@@ -82,6 +85,14 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_events_0 PARTITION OF @schema@.stream
 CREATE TABLE IF NOT EXISTS @schema@.stream_events_1 PARTITION OF @schema@.stream_events FOR VALUES IN (1);
 CREATE TABLE IF NOT EXISTS @schema@.stream_events_2 PARTITION OF @schema@.stream_events FOR VALUES IN (2);
 CREATE INDEX IF NOT EXISTS stream_events_txid ON @schema@.stream_events (txid);
+-- Idempotent appends (stream_append_keyed): the producer's dedupe key, and its generation, which is one above the
+-- generation of the key's newest stored event (0 for the first): a key used again after its dedupe window is a new
+-- event with the next generation. Null in every event appended without a key, so the partial unique index holds
+-- keyed events only and costs keyless appends nothing; it lives in each segment and is emptied with it by TRUNCATE.
+ALTER TABLE @schema@.stream_events ADD COLUMN IF NOT EXISTS dedupe_key text;
+ALTER TABLE @schema@.stream_events ADD COLUMN IF NOT EXISTS dedupe_gen integer;
+CREATE UNIQUE INDEX IF NOT EXISTS stream_events_dedupe ON @schema@.stream_events (dedupe_key, dedupe_gen, segment)
+    WHERE dedupe_key IS NOT NULL;
 
 -- Namespaces made by the first streams template kept ticks and batches in plain tables, updated and deleted in
 -- place. They are renamed here and copied into the parted tables below, then dropped.
@@ -407,6 +418,91 @@ BEGIN
         PERFORM pg_notify(@schema@.stream_channel(), 'stream');
     END IF;
     RETURN QUERY SELECT v_seqs, now();
+END
+$fn$;
+
+-- Appends messages that may carry a dedupe key (p_keys, null for a message without one): the append of an idempotent
+-- producer, called instead of stream_append only when some message has a key, so keyless appends pay for nothing.
+-- A message whose key has an event appended within the dedupe window (or earlier in this call) stores nothing and is
+-- answered with that event (its id, sequence number, type and time, duplicate true); the others are stored like
+-- stream_append stores them. A key's newest event is found by the unique index across the live segments, so the
+-- window is bounded by what rotation keeps (retention; a forced rotation truncates sooner). Two transactions that
+-- append one new key at once insert the same (key, generation) into the current segment: the unique index makes the
+-- second wait for the first's commit and skip its row (ON CONFLICT DO NOTHING, no row version left behind), and it
+-- is answered with the first's event, which its next statement sees (READ COMMITTED; under REPEATABLE READ the
+-- skip is a serialization failure to retry). Rows are inserted in key order, so two such appends that share several
+-- keys cannot deadlock. Returns one row per message, in argument order.
+CREATE OR REPLACE FUNCTION @schema@.stream_append_keyed(
+    p_ids text[], p_types text[], p_payloads text[], p_headers text[], p_keys text[], p_notify boolean DEFAULT true)
+RETURNS TABLE (event_id text, seq bigint, type text, created_at timestamptz, duplicate boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_count   integer := coalesce(cardinality(p_ids), 0);
+    v_segment smallint;
+    v_since   timestamptz;
+    v_ords    bigint[];
+    v_seqs    bigint[];
+    v_stored  bigint[];
+BEGIN
+    IF v_count = 0 OR v_count > 1000 OR v_count <> coalesce(cardinality(p_types), 0)
+       OR v_count <> coalesce(cardinality(p_payloads), 0) OR v_count <> coalesce(cardinality(p_keys), 0)
+       OR (p_headers IS NOT NULL AND v_count <> cardinality(p_headers)) THEN
+        RAISE EXCEPTION 'an append holds between 1 and 1000 messages' USING ERRCODE = 'S3400';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(p_keys) AS k(key) WHERE k.key = '' OR length(k.key) > 255) THEN
+        RAISE EXCEPTION 'a dedupe key holds 1 to 255 characters' USING ERRCODE = 'S3400';
+    END IF;
+    PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
+    SELECT c.current_segment, now() - least(c.dedupe_window, c.retention) INTO v_segment, v_since
+    FROM @schema@.stream_config c;
+    -- the messages to store: keyless ones, and the first of each key whose newest event is older than the window;
+    -- their sequence numbers are drawn in argument order (nextval is evaluated after the sort)
+    WITH m AS (
+        SELECT m.*, row_number() OVER (PARTITION BY m.key ORDER BY m.ord) AS nth
+        FROM unnest(p_ids, p_types, p_payloads, p_headers, p_keys)
+             WITH ORDINALITY AS m(id, type, payload, headers, key, ord)),
+    newest AS (
+        SELECT DISTINCT ON (e.dedupe_key) e.dedupe_key, e.dedupe_gen, e.created_at
+        FROM @schema@.stream_events e
+        WHERE e.dedupe_key = ANY (p_keys)
+        ORDER BY e.dedupe_key, e.dedupe_gen DESC),
+    fresh AS MATERIALIZED (
+        SELECT m.ord, nextval('@schema@.stream_seq') AS seq, m.id, m.type, m.payload, m.headers, m.key,
+               CASE WHEN m.key IS NOT NULL THEN coalesce(n.dedupe_gen + 1, 0) END AS gen
+        FROM m LEFT JOIN newest n ON n.dedupe_key = m.key
+        WHERE m.key IS NULL OR (m.nth = 1 AND (n.dedupe_key IS NULL OR n.created_at < v_since))
+        ORDER BY m.ord),
+    inserted AS (
+        INSERT INTO @schema@.stream_events AS e (segment, seq, event_id, type, payload, headers, dedupe_key, dedupe_gen)
+        SELECT v_segment, f.seq, f.id, f.type, f.payload::json, coalesce(f.headers::jsonb, '{}'::jsonb), f.key, f.gen
+        FROM fresh f
+        -- in key order, so that appends with several common keys wait for each other in one order, never in a cycle
+        ORDER BY f.key, f.ord
+        ON CONFLICT (dedupe_key, dedupe_gen, segment) WHERE dedupe_key IS NOT NULL DO NOTHING
+        RETURNING e.seq)
+    SELECT (SELECT array_agg(f.ord) FROM fresh f), (SELECT array_agg(f.seq) FROM fresh f),
+           (SELECT array_agg(i.seq) FROM inserted i)
+    INTO v_ords, v_seqs, v_stored;
+    IF p_notify AND v_stored IS NOT NULL THEN
+        PERFORM pg_notify(@schema@.stream_channel(), 'stream');
+    END IF;
+    -- the rest are answered with their key's newest event, which this statement sees even when a concurrent append
+    -- stored it
+    RETURN QUERY
+    WITH m AS (
+        SELECT * FROM unnest(p_ids, p_types, p_keys) WITH ORDINALITY AS m(id, type, key, ord)),
+    stored AS (
+        SELECT f.ord, f.seq
+        FROM unnest(v_ords, v_seqs) AS f(ord, seq) JOIN unnest(v_stored) AS s(seq) ON s.seq = f.seq)
+    SELECT coalesce(d.event_id, m.id), coalesce(d.seq, s.seq), coalesce(d.type, m.type),
+           coalesce(d.created_at, now()), s.ord IS NULL
+    FROM m
+    LEFT JOIN stored s ON s.ord = m.ord
+    LEFT JOIN LATERAL (SELECT e.event_id, e.seq, e.type, e.created_at FROM @schema@.stream_events e
+                       WHERE s.ord IS NULL AND e.dedupe_key = m.key
+                       ORDER BY e.dedupe_gen DESC
+                       LIMIT 1) d ON true
+    ORDER BY m.ord;
 END
 $fn$;
 
@@ -1163,9 +1259,15 @@ BEGIN
 END
 $fn$;
 
-CREATE OR REPLACE FUNCTION @schema@.stream_set_config(p_max_retries integer, p_retention interval)
-RETURNS TABLE (max_retries integer, retention interval)
+-- Updates the settings that are not null. The dedupe window must not exceed the retention (the events that hold the
+-- keys are kept that long), whichever of the two changes.
+DROP FUNCTION IF EXISTS @schema@.stream_set_config(integer, interval);
+CREATE OR REPLACE FUNCTION @schema@.stream_set_config(p_max_retries integer, p_retention interval,
+                                                      p_dedupe_window interval DEFAULT NULL)
+RETURNS TABLE (max_retries integer, retention interval, dedupe_window interval)
 LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_config @schema@.stream_config;
 BEGIN
     IF p_max_retries < 0 OR p_max_retries > 1000 THEN
         RAISE EXCEPTION 'max_retries must be between 0 and 1000' USING ERRCODE = 'S3400';
@@ -1173,10 +1275,19 @@ BEGIN
     IF p_retention <= interval '0' THEN
         RAISE EXCEPTION 'retention must be positive' USING ERRCODE = 'S3400';
     END IF;
+    IF p_dedupe_window <= interval '0' THEN
+        RAISE EXCEPTION 'dedupe_window must be positive' USING ERRCODE = 'S3400';
+    END IF;
+    SELECT * INTO v_config FROM @schema@.stream_config c FOR UPDATE;
+    IF coalesce(p_dedupe_window, v_config.dedupe_window) > coalesce(p_retention, v_config.retention) THEN
+        RAISE EXCEPTION 'dedupe_window (%) must not exceed retention (%)', coalesce(p_dedupe_window, v_config.dedupe_window),
+            coalesce(p_retention, v_config.retention) USING ERRCODE = 'S3400';
+    END IF;
     RETURN QUERY
     UPDATE @schema@.stream_config c
-    SET max_retries = coalesce(p_max_retries, c.max_retries), retention = coalesce(p_retention, c.retention)
-    RETURNING c.max_retries, c.retention;
+    SET max_retries = coalesce(p_max_retries, c.max_retries), retention = coalesce(p_retention, c.retention),
+        dedupe_window = coalesce(p_dedupe_window, c.dedupe_window)
+    RETURNING c.max_retries, c.retention, c.dedupe_window;
 END
 $fn$;
 
