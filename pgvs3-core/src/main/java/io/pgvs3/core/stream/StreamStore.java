@@ -158,8 +158,8 @@ public class StreamStore {
     /** The append of messages of which some carry a dedupe key: duplicates store nothing and answer the first. */
     private List<AppendResult> appendKeyed(QueueName name, String[] ids, String[] types, String[] payloads,
             String[] headers, String[] keys, boolean callersTransaction) {
-        String sql = "SELECT event_id, seq, type, created_at, duplicate FROM " + function(name, "stream_append_keyed")
-                + "(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?)";
+        String sql = "SELECT seqs, created_at, duplicates, duplicate_ids, duplicate_types, duplicate_created_at FROM "
+                + function(name, "stream_append_keyed") + "(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?)";
         PreparedStatementCreator statement = connection -> {
             PreparedStatement ps = connection.prepareStatement(sql);
             ps.setArray(1, connection.createArrayOf("text", ids));
@@ -175,9 +175,27 @@ public class StreamStore {
             ps.setBoolean(6, callersTransaction);
             return ps;
         };
-        List<AppendResult> appended = creating(name, () -> jdbc.query(statement, (rs, row) -> new AppendResult(
-                rs.getString(1), rs.getLong(2), rs.getString(3), rs.getObject(4, OffsetDateTime.class).toInstant(),
-                rs.getBoolean(5))));
+        List<AppendResult> appended = creating(name, () -> jdbc.query(statement, rs -> {
+            rs.next();
+            Long[] seqs = (Long[]) rs.getArray(1).getArray();
+            Instant createdAt = rs.getObject(2, OffsetDateTime.class).toInstant();
+            List<AppendResult> results = new ArrayList<>(ids.length);
+            for (int i = 0; i < ids.length; i++) {
+                results.add(new AppendResult(ids[i], seqs[i], types[i], createdAt));
+            }
+            // the duplicates: positions (1-based) with the stored event's id, type and time
+            Integer[] positions = (Integer[]) rs.getArray(3).getArray();
+            String[] storedIds = (String[]) rs.getArray(4).getArray();
+            String[] storedTypes = (String[]) rs.getArray(5).getArray();
+            ResultSet times = rs.getArray(6).getResultSet();
+            for (int d = 0; d < positions.length; d++) {
+                times.next();
+                int i = positions[d] - 1;
+                results.set(i, new AppendResult(storedIds[d], seqs[i], storedTypes[d],
+                        times.getObject(2, OffsetDateTime.class).toInstant(), true));
+            }
+            return results;
+        }));
         if (!callersTransaction && appended.stream().anyMatch(result -> !result.duplicate())) {
             notifier.signal(NotificationHub.channelFor(name));
         }
