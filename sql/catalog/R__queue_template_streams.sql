@@ -85,9 +85,9 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_events_0 PARTITION OF @schema@.stream
 CREATE TABLE IF NOT EXISTS @schema@.stream_events_1 PARTITION OF @schema@.stream_events FOR VALUES IN (1);
 CREATE TABLE IF NOT EXISTS @schema@.stream_events_2 PARTITION OF @schema@.stream_events FOR VALUES IN (2);
 CREATE INDEX IF NOT EXISTS stream_events_txid ON @schema@.stream_events (txid);
--- Idempotent appends (stream_append_keyed): the producer's dedupe key, and its generation, which is one above the
--- generation of the key's newest stored event (0 for the first): a key used again after its dedupe window is a new
--- event with the next generation. Null in every event appended without a key, so the partial unique index holds
+-- Idempotent appends (stream_append_keyed): the producer's dedupe key, and its generation within the segment: 0 for
+-- the key's first event there, one above its newest when the key is used again after its dedupe window, so that the
+-- new event is a new index entry. Null in every event appended without a key, so the partial unique index holds
 -- keyed events only and costs keyless appends nothing; it lives in each segment and is emptied with it by TRUNCATE.
 -- Keys are compared byte for byte (collation "C"), which is what an exact match needs and several times cheaper to
 -- sort and index than a linguistic collation.
@@ -453,6 +453,7 @@ DECLARE
     v_count      integer := coalesce(cardinality(p_ids), 0);
     v_segment    smallint;
     v_since      timestamptz;
+    v_recent     boolean;
     v_seqs       bigint[];
     v_try_ords   integer[];
     v_try_gens   integer[];
@@ -470,17 +471,19 @@ BEGIN
        OR (p_headers IS NOT NULL AND v_count <> cardinality(p_headers)) THEN
         RAISE EXCEPTION 'an append holds between 1 and 1000 messages' USING ERRCODE = 'S3400';
     END IF;
-    IF EXISTS (SELECT 1 FROM unnest(p_keys) AS k(key) WHERE k.key = '' OR length(k.key) > 255) THEN
+    -- an expression, not a query: StreamStore refuses keys longer than 255 characters before calling
+    IF array_position(p_keys, '') IS NOT NULL THEN
         RAISE EXCEPTION 'a dedupe key holds 1 to 255 characters' USING ERRCODE = 'S3400';
     END IF;
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
-    SELECT c.current_segment, now() - least(c.dedupe_window, c.retention) INTO v_segment, v_since
+    SELECT c.current_segment, now() - least(c.dedupe_window, c.retention),
+           EXISTS (SELECT 1 FROM @schema@.stream_segments sg
+                   WHERE sg.segment <> c.current_segment AND sg.sealed_at >= now() - least(c.dedupe_window, c.retention))
+    INTO v_segment, v_since, v_recent
     FROM @schema@.stream_config c;
-    -- sequence numbers in argument order, one per message
-    v_seqs := ARRAY(SELECT nextval('@schema@.stream_seq') FROM generate_series(1, v_count));
 
     -- keys whose newest event lies in a segment sealed within the window
-    IF EXISTS (SELECT 1 FROM @schema@.stream_segments sg WHERE sg.segment <> v_segment AND sg.sealed_at >= v_since) THEN
+    IF v_recent THEN
         SELECT coalesce(array_agg(m.ord::integer), '{}'), coalesce(array_agg(n.seq), '{}'),
                coalesce(array_agg(n.event_id), '{}'), coalesce(array_agg(n.type), '{}'),
                coalesce(array_agg(n.created_at), '{}')
@@ -492,34 +495,48 @@ BEGIN
                             ORDER BY e.seq DESC
                             LIMIT 1) n;
     END IF;
-    v_try_ords := ARRAY(SELECT g FROM generate_series(1, v_count) AS g WHERE g <> ALL (v_dup_ords));
-    v_try_gens := array_fill(0, ARRAY[cardinality(v_try_ords)]);
 
-    WHILE cardinality(v_try_ords) > 0 LOOP
-        v_round := v_round + 1;
-        IF v_round > 10 THEN
-            RAISE EXCEPTION 'dedupe keys keep conflicting with concurrent appends; try again' USING ERRCODE = 'S3409';
-        END IF;
-        WITH inserted AS (
+    IF cardinality(v_dup_ords) = 0 THEN
+        -- the common case, in one statement: sequence numbers in argument order, every message inserted, keyed
+        -- ones at generation 0
+        v_try_ords := ARRAY(SELECT generate_series(1, v_count));
+        WITH m AS MATERIALIZED (
+            SELECT m.ord::integer AS ord, nextval('@schema@.stream_seq') AS seq, m.id, m.type, m.payload, m.headers,
+                   m.key
+            FROM unnest(p_ids, p_types, p_payloads, p_headers, p_keys)
+                 WITH ORDINALITY AS m(id, type, payload, headers, key, ord)
+            ORDER BY m.ord),
+        inserted AS (
             INSERT INTO @schema@.stream_events AS e (segment, seq, event_id, type, payload, headers, dedupe_key,
                                                      dedupe_gen)
             SELECT v_segment, m.seq, m.id, m.type, m.payload::json, coalesce(m.headers::jsonb, '{}'::jsonb), m.key,
-                   CASE WHEN m.key IS NOT NULL THEN t.gen END
-            FROM unnest(v_try_ords, v_try_gens) AS t(ord, gen)
-            JOIN unnest(p_ids, p_types, p_payloads, p_headers, p_keys, v_seqs)
-                 WITH ORDINALITY AS m(id, type, payload, headers, key, seq, ord) ON m.ord = t.ord
+                   CASE WHEN m.key IS NOT NULL THEN 0 END
+            FROM m
             -- in key order, so that appends with several common keys wait for each other in one order, never in a cycle
             ORDER BY m.key COLLATE "C", m.ord
             ON CONFLICT (dedupe_key, dedupe_gen, segment) WHERE dedupe_key IS NOT NULL DO NOTHING
             RETURNING e.seq)
-        SELECT array_agg(i.seq) INTO v_stored FROM inserted i;
+        SELECT array_agg(m.seq ORDER BY m.ord), (SELECT array_agg(i.seq) FROM inserted i) INTO v_seqs, v_stored
+        FROM m;
+    ELSE
+        -- the others are classified below as if their first insert had conflicted
+        v_seqs := ARRAY(SELECT nextval('@schema@.stream_seq') FROM generate_series(1, v_count));
+        v_try_ords := ARRAY(SELECT g FROM generate_series(1, v_count) AS g WHERE g <> ALL (v_dup_ords));
+        v_stored := NULL;
+    END IF;
+
+    LOOP
         v_any_stored := v_any_stored OR v_stored IS NOT NULL;
         EXIT WHEN coalesce(cardinality(v_stored), 0) = cardinality(v_try_ords);
-        -- the messages that conflicted: answered by their key's newest event in this segment if it is within the
-        -- window, else tried again one generation above it
+        v_round := v_round + 1;
+        IF v_round > 10 THEN
+            RAISE EXCEPTION 'dedupe keys keep conflicting with concurrent appends; try again' USING ERRCODE = 'S3409';
+        END IF;
+        -- the messages not stored: answered by their key's newest event in this segment if it is within the window
+        -- (a transaction that stored it concurrently has committed: the insert waited for it), else tried again one
+        -- generation above it
         WITH skipped AS (
-            SELECT t.ord, m.key, n.seq, n.event_id, n.type, n.created_at, n.dedupe_gen,
-                   n.created_at >= v_since AS duplicate
+            SELECT t.ord, n.seq, n.event_id, n.type, n.created_at, n.dedupe_gen, n.created_at >= v_since AS duplicate
             FROM unnest(v_try_ords) AS t(ord)
             JOIN unnest(p_keys, v_seqs) WITH ORDINALITY AS m(key, seq, ord) ON m.ord = t.ord
             LEFT JOIN unnest(v_stored) AS st(seq) ON st.seq = m.seq
@@ -538,6 +555,19 @@ BEGIN
                coalesce(array_agg(coalesce(s.dedupe_gen + 1, 0)) FILTER (WHERE s.duplicate IS NOT TRUE), '{}')
         INTO v_dup_ords, v_dup_seqs, v_dup_ids, v_dup_types, v_dup_at, v_try_ords, v_try_gens
         FROM skipped s;
+        EXIT WHEN cardinality(v_try_ords) = 0;
+        WITH inserted AS (
+            INSERT INTO @schema@.stream_events AS e (segment, seq, event_id, type, payload, headers, dedupe_key,
+                                                     dedupe_gen)
+            SELECT v_segment, m.seq, m.id, m.type, m.payload::json, coalesce(m.headers::jsonb, '{}'::jsonb), m.key,
+                   CASE WHEN m.key IS NOT NULL THEN t.gen END
+            FROM unnest(v_try_ords, v_try_gens) AS t(ord, gen)
+            JOIN unnest(p_ids, p_types, p_payloads, p_headers, p_keys, v_seqs)
+                 WITH ORDINALITY AS m(id, type, payload, headers, key, seq, ord) ON m.ord = t.ord
+            ORDER BY m.key COLLATE "C", m.ord
+            ON CONFLICT (dedupe_key, dedupe_gen, segment) WHERE dedupe_key IS NOT NULL DO NOTHING
+            RETURNING e.seq)
+        SELECT array_agg(i.seq) INTO v_stored FROM inserted i;
     END LOOP;
 
     IF p_notify AND v_any_stored THEN
