@@ -65,7 +65,7 @@ public final class StreamAppendScenario implements Scenario {
                 messages, one atomic append) from a Spring Boot application with the starter, one client thread, \
                 payload a Jackson `JsonNode` of %d bytes; each call is one transaction. *Keyed*: the same appends of 1 \
                 and 1000 per call right after, on the same queue, each message with a dedupe key never used before \
-                (about 45 characters), so every key is probed in the live segments and stored in the unique index. \
+                (about 45 characters), so every key goes into the unique index. \
                 *HTTP*: the starter's \
                 routes in the same JVM on Tomcat: `POST /ojs/v1/queues/{q}/messages` from %d client threads and \
                 `POST /ojs/v1/queues/{q}/messages/batch` with %d messages from %d client threads \
