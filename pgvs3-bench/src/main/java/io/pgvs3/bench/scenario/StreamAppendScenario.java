@@ -3,6 +3,8 @@ package io.pgvs3.bench.scenario;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.pgvs3.bench.BenchContext;
 import io.pgvs3.bench.BenchDatabase;
@@ -30,8 +32,15 @@ public final class StreamAppendScenario implements Scenario {
 
     private static final String QUEUE = "bench-append";
 
+    /** The template batches also measured with a distinct dedupe key per message. */
+    public static final List<Integer> KEYED_BATCHES = List.of(1, 1000);
+
     public static String templateMetric(int batch, boolean sync) {
         return "streams.append.template.b" + batch + "." + Sync.id(sync);
+    }
+
+    public static String keyedTemplateMetric(int batch, boolean sync) {
+        return "streams.append.template.keyed.b" + batch + "." + Sync.id(sync);
     }
 
     public static final String HTTP_SINGLE = "streams.append.http.single.c" + HTTP_SINGLE_CLIENTS + ".sync_on";
@@ -54,7 +63,10 @@ public final class StreamAppendScenario implements Scenario {
         return """
                 *Template*: `StreamTemplate.append` (one message) and `StreamTemplate.appendAll` (100 or 1000 \
                 messages, one atomic append) from a Spring Boot application with the starter, one client thread, \
-                payload a Jackson `JsonNode` of %d bytes; each call is one transaction. *HTTP*: the starter's \
+                payload a Jackson `JsonNode` of %d bytes; each call is one transaction. *Keyed*: the same appends of 1 \
+                and 1000 per call right after, on the same queue, each message with a dedupe key never used before \
+                (about 45 characters), so every key goes into the unique index. \
+                *HTTP*: the starter's \
                 routes in the same JVM on Tomcat: `POST /ojs/v1/queues/{q}/messages` from %d client threads and \
                 `POST /ojs/v1/queues/{q}/messages/batch` with %d messages from %d client threads \
                 (a lean HTTP/1.1 client: one keep-alive loopback connection per thread on a blocking socket). Compared with the multi-row INSERT baseline of the same batch size \
@@ -70,6 +82,11 @@ public final class StreamAppendScenario implements Scenario {
                 comparisons.add(new Comparison("template append, " + batch + " per call ÷ multi-row INSERT of "
                         + batch + " (" + Sync.setting(sync) + ")", templateMetric(batch, sync),
                         BaselineScenario.insertMetric(batch, sync)));
+            }
+            for (int batch : KEYED_BATCHES) {
+                comparisons.add(new Comparison("template append with a dedupe key per message ÷ without, " + batch
+                        + " per call (" + Sync.setting(sync) + ")", keyedTemplateMetric(batch, sync),
+                        templateMetric(batch, sync)));
             }
         }
         comparisons.add(new Comparison("HTTP append, 1 per request, " + HTTP_SINGLE_CLIENTS + " clients ÷ single-row "
@@ -109,6 +126,9 @@ public final class StreamAppendScenario implements Scenario {
                     context.record(templateMetric(batch, sync), "StreamTemplate append, " + batch + " per call",
                             "events/s", rate, "clients=1 batch=" + batch + " " + Sync.setting(sync));
                     context.profile(database, "template append " + batch + " " + Sync.setting(sync));
+                    if (KEYED_BATCHES.contains(batch)) {
+                        measureKeyed(context, database, template, payloads, batch, sync);
+                    }
                 }
             }
         }
@@ -147,5 +167,32 @@ public final class StreamAppendScenario implements Scenario {
                             + Sync.setting(true));
             context.profile(database, "HTTP append batch");
         }
+    }
+
+    /**
+     * The same appends, right after the keyless ones on the same queue, each message with a key never used before
+     * (an idempotent producer's first attempt: every key is probed and stored).
+     */
+    private static void measureKeyed(BenchContext context, BenchDatabase database, StreamTemplate template,
+            List<JsonNode> payloads, int batch, boolean sync) throws Exception {
+        String prefix = UUID.randomUUID() + "-";
+        AtomicLong keys = new AtomicLong();
+        context.resetStatements();
+        double rate = Load.rate(1, context.warmup(), context.measure(), index -> () -> {
+            if (batch == 1) {
+                template.append(QUEUE, OutgoingMessage.of(Payloads.TYPE, payloads.get(0))
+                        .withDedupeKey(prefix + keys.incrementAndGet()));
+                return 1;
+            }
+            List<OutgoingMessage> messages = new ArrayList<>(batch);
+            for (int i = 0; i < batch; i++) {
+                messages.add(OutgoingMessage.of(Payloads.TYPE, payloads.get(i % payloads.size()))
+                        .withDedupeKey(prefix + keys.incrementAndGet()));
+            }
+            return template.appendAll(QUEUE, messages).size();
+        });
+        context.record(keyedTemplateMetric(batch, sync), "StreamTemplate append with dedupe keys, " + batch
+                + " per call", "events/s", rate, "clients=1 batch=" + batch + " keyed " + Sync.setting(sync));
+        context.profile(database, "template append keyed " + batch + " " + Sync.setting(sync));
     }
 }

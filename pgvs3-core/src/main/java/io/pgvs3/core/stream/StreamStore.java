@@ -51,6 +51,9 @@ public class StreamStore {
     /** Most messages one append may carry. */
     public static final int MAX_BATCH = 1000;
 
+    /** The longest dedupe key, in characters. */
+    public static final int MAX_DEDUPE_KEY = 255;
+
     /** The highest {@code max} a receive accepts: the most messages one batch holds. */
     public static final int MAX_RECEIVE = 100_000;
 
@@ -72,7 +75,11 @@ public class StreamStore {
         return append(queue, List.of(message)).get(0);
     }
 
-    /** Appends 1 to 1,000 messages atomically, in order. */
+    /**
+     * Appends 1 to 1,000 messages atomically, in order. A message with a dedupe key that the queue stored within its
+     * dedupe window (or that an earlier message of this append carries) is not stored again: its result is the first
+     * append's, marked {@link AppendResult#duplicate()}; the other messages are stored.
+     */
     public List<AppendResult> append(String queue, List<NewStreamMessage> messages) {
         QueueName name = QueueName.of(queue);
         if (messages == null || messages.isEmpty() || messages.size() > MAX_BATCH) {
@@ -83,7 +90,9 @@ public class StreamStore {
         String[] types = new String[size];
         String[] payloads = new String[size];
         String[] headers = new String[size];
+        String[] keys = new String[size];
         boolean anyHeaders = false;
+        boolean anyKeys = false;
         for (int i = 0; i < size; i++) {
             NewStreamMessage message = messages.get(i);
             if (message == null) {
@@ -102,11 +111,18 @@ public class StreamStore {
                 headers[i] = JSON.writeValueAsString(message.headers());
                 anyHeaders = true;
             }
+            if (message.dedupeKey() != null) {
+                keys[i] = dedupeKey(message.dedupeKey());
+                anyKeys = true;
+            }
         }
         boolean withHeaders = anyHeaders;
         // inside a caller's transaction the append notifies at its commit; otherwise listeners are woken once the
         // append committed, outside the appending transaction
         boolean callersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
+        if (anyKeys) {
+            return appendKeyed(name, ids, types, payloads, withHeaders ? headers : null, keys, callersTransaction);
+        }
         String sql = "SELECT seqs, created_at FROM " + function(name, "stream_append")
                 + "(?::text[], ?::text[], ?::text[], ?::text[], ?)";
         PreparedStatementCreator statement = connection -> {
@@ -137,6 +153,64 @@ public class StreamStore {
             notifier.signal(NotificationHub.channelFor(name));
         }
         return appended;
+    }
+
+    /** The append of messages of which some carry a dedupe key: duplicates store nothing and answer the first. */
+    private List<AppendResult> appendKeyed(QueueName name, String[] ids, String[] types, String[] payloads,
+            String[] headers, String[] keys, boolean callersTransaction) {
+        String sql = "SELECT seqs, created_at, duplicates, duplicate_ids, duplicate_types, duplicate_created_at FROM "
+                + function(name, "stream_append_keyed") + "(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?)";
+        PreparedStatementCreator statement = connection -> {
+            PreparedStatement ps = connection.prepareStatement(sql);
+            ps.setArray(1, connection.createArrayOf("text", ids));
+            ps.setArray(2, connection.createArrayOf("text", types));
+            ps.setArray(3, connection.createArrayOf("text", payloads));
+            if (headers != null) {
+                ps.setArray(4, connection.createArrayOf("text", headers));
+            }
+            else {
+                ps.setNull(4, Types.ARRAY);
+            }
+            ps.setArray(5, connection.createArrayOf("text", keys));
+            ps.setBoolean(6, callersTransaction);
+            return ps;
+        };
+        List<AppendResult> appended = creating(name, () -> jdbc.query(statement, rs -> {
+            rs.next();
+            Long[] seqs = (Long[]) rs.getArray(1).getArray();
+            Instant createdAt = rs.getObject(2, OffsetDateTime.class).toInstant();
+            List<AppendResult> results = new ArrayList<>(ids.length);
+            for (int i = 0; i < ids.length; i++) {
+                results.add(new AppendResult(ids[i], seqs[i], types[i], createdAt));
+            }
+            // the duplicates: positions (1-based) with the stored event's id, type and time
+            Integer[] positions = (Integer[]) rs.getArray(3).getArray();
+            String[] storedIds = (String[]) rs.getArray(4).getArray();
+            String[] storedTypes = (String[]) rs.getArray(5).getArray();
+            ResultSet times = rs.getArray(6).getResultSet();
+            for (int d = 0; d < positions.length; d++) {
+                times.next();
+                int i = positions[d] - 1;
+                results.set(i, new AppendResult(storedIds[d], seqs[i], storedTypes[d],
+                        times.getObject(2, OffsetDateTime.class).toInstant(), true));
+            }
+            return results;
+        }));
+        if (!callersTransaction && appended.stream().anyMatch(result -> !result.duplicate())) {
+            notifier.signal(NotificationHub.channelFor(name));
+        }
+        return appended;
+    }
+
+    private static String dedupeKey(String key) {
+        if (key.isEmpty() || key.codePointCount(0, key.length()) > MAX_DEDUPE_KEY) {
+            throw Pgvs3Exception.invalidRequest("dedupe_key must be 1 to " + MAX_DEDUPE_KEY + " characters",
+                    "dedupe_key");
+        }
+        if (key.indexOf('\0') >= 0) {
+            throw Pgvs3Exception.invalidRequest("dedupe_key must not contain NUL characters", "dedupe_key");
+        }
+        return key;
     }
 
     /**
@@ -254,12 +328,21 @@ public class StreamStore {
     public StreamConfig config(String queue) {
         QueueName name = QueueName.of(queue);
         return existing(name, () -> jdbc.queryForObject(
-                "SELECT max_retries, extract(epoch FROM retention) FROM " + Identifiers.qualify(name.schema(), "stream_config"),
+                "SELECT max_retries, extract(epoch FROM retention), extract(epoch FROM dedupe_window) FROM "
+                        + Identifiers.qualify(name.schema(), "stream_config"),
                 StreamStore::config));
     }
 
     /** Updates the settings that are not null and returns the result. */
     public StreamConfig updateConfig(String queue, Integer maxRetries, Duration retention) {
+        return updateConfig(queue, maxRetries, retention, null);
+    }
+
+    /**
+     * Updates the settings that are not null and returns the result; the dedupe window must not exceed the
+     * retention.
+     */
+    public StreamConfig updateConfig(String queue, Integer maxRetries, Duration retention, Duration dedupeWindow) {
         QueueName name = QueueName.of(queue);
         if (maxRetries != null && (maxRetries < 0 || maxRetries > 1000)) {
             throw Pgvs3Exception.invalidRequest("max_retries must be between 0 and 1000", "max_retries");
@@ -267,9 +350,14 @@ public class StreamStore {
         if (retention != null && (retention.isNegative() || retention.isZero())) {
             throw Pgvs3Exception.invalidRequest("retention must be positive", "retention");
         }
+        if (dedupeWindow != null && (dedupeWindow.isNegative() || dedupeWindow.isZero())) {
+            throw Pgvs3Exception.invalidRequest("dedupe_window must be positive", "dedupe_window");
+        }
         return existing(name, () -> jdbc.queryForObject(
-                "SELECT max_retries, extract(epoch FROM retention) FROM " + function(name, "stream_set_config") + "(?, ?)",
-                StreamStore::config, maxRetries, retention == null ? null : interval(retention)));
+                "SELECT max_retries, extract(epoch FROM retention), extract(epoch FROM dedupe_window) FROM "
+                        + function(name, "stream_set_config") + "(?, ?, ?)",
+                StreamStore::config, maxRetries, retention == null ? null : interval(retention),
+                dedupeWindow == null ? null : interval(dedupeWindow)));
     }
 
     /** Dead letters, oldest first: {@code {dead_letters:[…], total}}. */
@@ -409,7 +497,8 @@ public class StreamStore {
     }
 
     private static StreamConfig config(ResultSet rs, int row) throws SQLException {
-        return new StreamConfig(rs.getInt(1), Duration.ofMillis(rs.getBigDecimal(2).movePointRight(3).longValue()));
+        return new StreamConfig(rs.getInt(1), Duration.ofMillis(rs.getBigDecimal(2).movePointRight(3).longValue()),
+                Duration.ofMillis(rs.getBigDecimal(3).movePointRight(3).longValue()));
     }
 
     /** Reads the rows of {@code stream_receive}, by position, in the order of {@link #receive}'s select list. */

@@ -13,7 +13,7 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Manages streams from application code: a queue's dead letters (list, replay, purge) and its settings
- * ({@code max_retries}, retention). The same operations as the HTTP routes, on the application's
+ * ({@code max_retries}, retention, dedupe window). The same operations as the HTTP routes, on the application's
  * {@code DataSource}.
  */
 public class StreamAdmin {
@@ -69,6 +69,14 @@ public class StreamAdmin {
     /** The minimum time events are kept; the log rotates every half of it. */
     public StreamConfig setRetention(String queue, Duration retention) {
         return store.updateConfig(queue, null, retention);
+    }
+
+    /**
+     * How long a dedupe key makes a repeated append of it a duplicate; at most the retention (5 minutes for a new
+     * queue).
+     */
+    public StreamConfig setDedupeWindow(String queue, Duration dedupeWindow) {
+        return store.updateConfig(queue, null, null, dedupeWindow);
     }
 
     /**

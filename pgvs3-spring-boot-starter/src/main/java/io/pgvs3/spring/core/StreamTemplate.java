@@ -37,23 +37,31 @@ public class StreamTemplate {
 
     public AppendResult append(String queue, OutgoingMessage message) {
         AppendResult result = store.append(queue, toNew(message));
-        AfterCommit.run(() -> metrics.appended(queue, 1));
+        if (!result.duplicate()) {
+            AfterCommit.run(() -> metrics.appended(queue, 1));
+        }
         return result;
     }
 
-    /** Appends all messages atomically, in order. */
+    /**
+     * Appends all messages atomically, in order. A message whose dedupe key the queue stored within its dedupe
+     * window, or that an earlier message of the list carries, is answered with that append's result, marked
+     * {@link AppendResult#duplicate()}, and not stored.
+     */
     public List<AppendResult> appendAll(String queue, List<OutgoingMessage> messages) {
         List<NewStreamMessage> batch = new ArrayList<>(messages.size());
         for (OutgoingMessage message : messages) {
             batch.add(toNew(message));
         }
         List<AppendResult> results = store.append(queue, batch);
-        AfterCommit.run(() -> metrics.appended(queue, results.size()));
+        int stored = (int) results.stream().filter(result -> !result.duplicate()).count();
+        AfterCommit.run(() -> metrics.appended(queue, stored));
         return results;
     }
 
     private NewStreamMessage toNew(OutgoingMessage message) {
-        return new NewStreamMessage(message.id(), message.type(), json(message.payload()), message.headers());
+        return new NewStreamMessage(message.id(), message.type(), json(message.payload()), message.headers(),
+                message.dedupeKey());
     }
 
     private String json(Object payload) {

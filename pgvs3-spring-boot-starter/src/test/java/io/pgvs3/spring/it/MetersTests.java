@@ -17,11 +17,14 @@ import java.util.regex.Pattern;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.pgvs3.core.stream.AppendResult;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
 import io.pgvs3.spring.core.JobOptions;
 import io.pgvs3.spring.core.JobTemplate;
+import io.pgvs3.spring.core.OutgoingMessage;
+import io.pgvs3.spring.core.StreamAdmin;
 import io.pgvs3.spring.core.StreamTemplate;
 import io.pgvs3.spring.listener.StreamMessage;
 import io.pgvs3.test.TestPostgres;
@@ -88,6 +91,31 @@ class MetersTests {
         });
         assertThat(count("pgvs3.stream.appended", "tx-meter")).isEqualTo(1);
         assertThat(count("pgvs3.jobs.enqueued", "tx-jobs")).isEqualTo(1);
+    }
+
+    @Test
+    void appendsWithARepeatedDedupeKeyAreAnsweredAndNotCounted() {
+        StreamTemplate streams = app.getBean(StreamTemplate.class);
+        AppendResult first = streams.append("idem-meter", OutgoingMessage.of("m", Map.of("n", 1)).withDedupeKey("k1"));
+        AppendResult again = streams.append("idem-meter",
+                OutgoingMessage.of("m", Map.of("n", 1)).withId("other").withDedupeKey("k1"));
+        assertThat(first.duplicate()).isFalse();
+        assertThat(again.duplicate()).isTrue();
+        assertThat(again.id()).isEqualTo(first.id());
+        assertThat(again.seq()).isEqualTo(first.seq());
+
+        List<AppendResult> batch = streams.appendAll("idem-meter", List.of(
+                OutgoingMessage.of("m", Map.of("n", 2)).withDedupeKey("k1"),
+                OutgoingMessage.of("m", Map.of("n", 3)).withDedupeKey("k2"),
+                OutgoingMessage.of("m", Map.of("n", 4))));
+        assertThat(batch).extracting(AppendResult::duplicate).containsExactly(true, false, false);
+        assertThat(batch.get(0).seq()).isEqualTo(first.seq());
+        assertThat(count("pgvs3.stream.appended", "idem-meter")).isEqualTo(3);
+
+        StreamAdmin admin = app.getBean(StreamAdmin.class);
+        assertThat(admin.setDedupeWindow("idem-meter", Duration.ofMinutes(30)).dedupeWindow())
+                .isEqualTo(Duration.ofMinutes(30));
+        assertThat(admin.config("idem-meter").dedupeWindow()).isEqualTo(Duration.ofMinutes(30));
     }
 
     @Test

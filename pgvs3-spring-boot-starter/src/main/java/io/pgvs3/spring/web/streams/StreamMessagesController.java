@@ -15,10 +15,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Appends: {@code POST /ojs/v1/queues/{q}/messages} and {@code …/messages/batch}. Both create the queue. */
@@ -40,18 +40,21 @@ public class StreamMessagesController {
         this.metrics = metrics;
     }
 
+    /** 201 when the message was stored; 200 when its dedupe key was appended before (the first append's answer). */
     @PostMapping("/ojs/v1/queues/{queue}/messages")
-    @ResponseStatus(HttpStatus.CREATED)
-    public Map<String, Object> append(@PathVariable String queue, @RequestBody JsonNode body) {
+    public ResponseEntity<Map<String, Object>> append(@PathVariable String queue, @RequestBody JsonNode body) {
         NewStreamMessage message = requests.message(JsonFields.object(body), "");
-        Map<String, Object> appended = StreamViews.appended(streams.append(queue, message));
-        metrics.appended(queue, 1);
-        return Map.of("message", appended);
+        AppendResult result = streams.append(queue, message);
+        if (!result.duplicate()) {
+            metrics.appended(queue, 1);
+        }
+        return ResponseEntity.status(result.duplicate() ? HttpStatus.OK : HttpStatus.CREATED)
+                .body(Map.of("message", StreamViews.appended(result)));
     }
 
+    /** 201 when at least one message was stored; 200 when every message was a duplicate. */
     @PostMapping("/ojs/v1/queues/{queue}/messages/batch")
-    @ResponseStatus(HttpStatus.CREATED)
-    public Map<String, Object> appendBatch(@PathVariable String queue, @RequestBody JsonNode body) {
+    public ResponseEntity<Map<String, Object>> appendBatch(@PathVariable String queue, @RequestBody JsonNode body) {
         JsonNode array = JsonFields.object(body).get("messages");
         if (array == null || !array.isArray()) {
             throw Pgvs3Exception.invalidRequest("'messages' must be an array of 1 to " + StreamStore.MAX_BATCH
@@ -65,19 +68,23 @@ public class StreamMessagesController {
         for (int i = 0; i < array.size(); i++) {
             messages.add(requests.message(array.get(i), "messages[" + i + "]: "));
         }
-        List<Map<String, Object>> appended = streams.append(queue, messages).stream()
-                .map(StreamMessagesController::idAndSeq).toList();
-        metrics.appended(queue, appended.size());
+        List<AppendResult> results = streams.append(queue, messages);
+        int duplicates = (int) results.stream().filter(AppendResult::duplicate).count();
+        if (duplicates < results.size()) {
+            metrics.appended(queue, results.size() - duplicates);
+        }
         Map<String, Object> view = new LinkedHashMap<>();
-        view.put("messages", appended);
-        view.put("count", appended.size());
-        return view;
+        view.put("messages", results.stream().map(StreamMessagesController::idAndSeq).toList());
+        view.put("count", results.size());
+        view.put("duplicates", duplicates);
+        return ResponseEntity.status(duplicates == results.size() ? HttpStatus.OK : HttpStatus.CREATED).body(view);
     }
 
     private static Map<String, Object> idAndSeq(AppendResult result) {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("id", result.id());
         view.put("seq", result.seq());
+        view.put("duplicate", result.duplicate());
         return view;
     }
 }

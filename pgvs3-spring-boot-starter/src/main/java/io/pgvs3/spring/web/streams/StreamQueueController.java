@@ -54,8 +54,12 @@ public class StreamQueueController {
         if (retention != null && retention.isZero()) {
             throw Pgvs3Exception.invalidRequest("'retention' must be positive", "retention");
         }
+        Duration dedupeWindow = Durations.optional(body, "dedupe_window");
+        if (dedupeWindow != null && dedupeWindow.isZero()) {
+            throw Pgvs3Exception.invalidRequest("'dedupe_window' must be positive", "dedupe_window");
+        }
         return StreamViews.config(streams.updateConfig(queue, maxRetries == null ? null : maxRetries.intValue(),
-                retention));
+                retention, dedupeWindow));
     }
 
     @GetMapping("/ojs/v1/queues/{queue}/dlq")

@@ -8,6 +8,7 @@ import io.pgvs3.core.ResourceNames;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.stream.NewStreamMessage;
+import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -49,7 +50,22 @@ final class StreamRequests {
                     + " bytes exceeds the limit of " + maxPayloadBytes + " bytes",
                     Map.of("field", "payload", "limit_bytes", maxPayloadBytes));
         }
-        return new NewStreamMessage(id, type, payloadJson, headers(node, prefix));
+        return new NewStreamMessage(id, type, payloadJson, headers(node, prefix), dedupeKey(node, prefix));
+    }
+
+    private static String dedupeKey(JsonNode node, String prefix) {
+        String key = JsonFields.optionalString(node, "dedupe_key");
+        if (key == null) {
+            return null;
+        }
+        if (key.isEmpty() || key.codePointCount(0, key.length()) > StreamStore.MAX_DEDUPE_KEY) {
+            throw Pgvs3Exception.invalidRequest(prefix + "'dedupe_key' must be 1 to " + StreamStore.MAX_DEDUPE_KEY
+                    + " characters", "dedupe_key");
+        }
+        if (key.indexOf('\0') >= 0) {
+            throw Pgvs3Exception.invalidRequest(prefix + "'dedupe_key' must not contain NUL characters", "dedupe_key");
+        }
+        return key;
     }
 
     private static Map<String, String> headers(JsonNode node, String prefix) {

@@ -22,6 +22,7 @@ final class StreamViews {
         view.put("seq", result.seq());
         view.put("type", result.type());
         view.put("created_at", result.createdAt().toString());
+        view.put("duplicate", result.duplicate());
         return view;
     }
 
@@ -53,6 +54,8 @@ final class StreamViews {
         view.put("retention", config.retention().toString());
         view.put("retention_ms", config.retention().toMillis());
         view.put("rotation_period", config.rotationPeriod().toString());
+        view.put("dedupe_window", config.dedupeWindow().toString());
+        view.put("dedupe_window_ms", config.dedupeWindow().toMillis());
         return Map.of("config", view);
     }
 
