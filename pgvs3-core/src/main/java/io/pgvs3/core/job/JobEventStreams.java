@@ -94,25 +94,25 @@ public final class JobEventStreams {
     }
 
     /**
-     * Every {@link #REFRESH_NANOS}: drops the trigger when no opt-in is left (dropping a queue removes its opt-ins
-     * but leaves the trigger), and reloads the opt-ins for wake-ups.
+     * Every {@link #REFRESH_NANOS}: brings the triggers in line with the opt-ins (see {@link #syncTriggers()}) and
+     * reloads the opt-ins for wake-ups.
      */
     void maintain() {
         if (System.nanoTime() - refreshAt < 0) {
             return;
         }
-        dropUnusedTrigger();
+        syncTriggers();
         reload();
     }
 
-    /** Drops the trigger if no queue has opted in (after queues were dropped or the catalog was reset). */
-    void dropUnusedTrigger() {
-        boolean unused = Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM pg_trigger"
-                + " WHERE tgrelid = 's3p.job_events'::regclass AND tgname = 'job_events_to_streams')"
-                + " AND NOT EXISTS (SELECT 1 FROM s3p.job_event_streams)", Boolean.class));
-        if (unused) {
+    /**
+     * Brings the triggers on {@code s3p.job_events} in line with the opt-ins when they differ: dropping a queue that
+     * sent events, or a reset of the catalog, removes opt-ins without touching the triggers.
+     */
+    void syncTriggers() {
+        if (Boolean.TRUE.equals(jdbc.queryForObject("SELECT s3p.job_event_triggers_stale()", Boolean.class))) {
             jdbc.execute("DO $$ BEGIN LOCK TABLE s3p.job_events IN SHARE ROW EXCLUSIVE MODE;"
-                    + " PERFORM s3p.sync_job_event_trigger(); END $$");
+                    + " PERFORM s3p.sync_job_event_triggers(); END $$");
         }
     }
 

@@ -648,7 +648,7 @@ public class JobStore {
     /** Empties the s3p-level job tables (for the test-only admin reset, after every queue was dropped). */
     public void deleteAll() {
         jdbc.execute("TRUNCATE s3p.job_locator, s3p.job_events, s3p.workflows, s3p.workflow_jobs");
-        eventStreams.dropUnusedTrigger();
+        eventStreams.syncTriggers();
     }
 
     private AckOutcome single(String sql, Object... args) {
