@@ -2,11 +2,11 @@ package io.pgvs3.spring.it;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobStore;
@@ -40,14 +40,15 @@ class JobEventStreamTests {
 
     private static final int JOBS = 10_000;
 
-    private static final List<StreamMessage<Map<String, Object>>> seen = new CopyOnWriteArrayList<>();
+    private static final List<StreamMessage<Map<String, Object>>> seen = Collections.synchronizedList(new ArrayList<>());
 
     private static ConfigurableApplicationContext app;
 
     @BeforeAll
     static void start() {
         app = TestApps.run(EventsApp.class, TestPostgres.get().newDatabase(), "--pgvs3.maintenance.interval=100ms",
-                "--pgvs3.jobs.event-streams.work=", "--pgvs3.handler.max-poll-interval=200ms");
+                "--pgvs3.jobs.event-streams.work=", "--pgvs3.handler.max-poll-interval=200ms",
+                "--pgvs3.handler.prefetch=256");
     }
 
     @AfterAll
@@ -83,14 +84,18 @@ class JobEventStreamTests {
                 });
         Map<String, List<String>> delivered = new LinkedHashMap<>();
         Map<String, List<String>> types = new HashMap<>();
-        for (StreamMessage<Map<String, Object>> message : seen) {
+        List<StreamMessage<Map<String, Object>>> delivery;
+        synchronized (seen) {
+            delivery = new ArrayList<>(seen);
+        }
+        for (StreamMessage<Map<String, Object>> message : delivery) {
             String job = (String) message.payload().get("job_id");
             delivered.computeIfAbsent(job, j -> new ArrayList<>()).add(message.id());
             types.computeIfAbsent(job, j -> new ArrayList<>()).add(message.type());
             assertThat(message.payload().get("queue")).isEqualTo("work");
         }
-        assertThat(seen).extracting(StreamMessage::id).doesNotHaveDuplicates();
-        assertThat(seen).hasSize(expected);
+        assertThat(delivery).extracting(StreamMessage::id).doesNotHaveDuplicates();
+        assertThat(delivery).hasSize(expected);
         assertThat(delivered.keySet()).containsExactlyInAnyOrderElementsOf(ids);
         assertThat(delivered).isEqualTo(logged);
         long retried = types.values().stream().filter(t -> t.equals(List.of("job.enqueued", "job.started",
@@ -123,7 +128,7 @@ class JobEventStreamTests {
 
     static class EventsListeners {
 
-        @JobHandler(type = "work.item", queue = "work", concurrency = "4")
+        @JobHandler(type = "work.item", queue = "work", concurrency = "8")
         void work(int n, JobContext context) {
             if (n % 10 == 0 && context.attempt() == 1) {
                 throw new IllegalStateException("first attempt of " + n + " fails");
