@@ -1,5 +1,6 @@
 package io.pgvs3.core.job;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,6 +13,7 @@ import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.notify.QueueNotifier;
 
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -40,6 +42,7 @@ public final class JobEventStreams {
     private final QueueNotifier notifier;
     private volatile Set<String> channels = Set.of();
     private volatile long refreshAt = System.nanoTime();
+    private volatile long syncAt = System.nanoTime();
 
     JobEventStreams(JdbcTemplate jdbc, QueueCatalog catalog) {
         this.jdbc = jdbc;
@@ -62,7 +65,15 @@ public final class JobEventStreams {
                             + "'; name a stream", "stream");
         }
         catalog.ensure(QueueName.of(target));
-        jdbc.queryForList("SELECT s3p.set_job_event_stream(?, ?)", String.class, source.value(), target);
+        try {
+            jdbc.queryForList("SELECT s3p.set_job_event_stream(?, ?)", String.class, source.value(), target);
+        }
+        catch (DataIntegrityViolationException ex) {
+            // a foreign key: one of the queues was dropped meanwhile (by another instance)
+            catalog.forget(source);
+            catalog.forget(QueueName.of(target));
+            throw Pgvs3Exception.notFound("queue '" + queue + "' or '" + target + "' no longer exists");
+        }
         reload();
         return target;
     }
@@ -85,7 +96,7 @@ public final class JobEventStreams {
     /** Every opt-in: job queue to stream. */
     public Map<String, String> all() {
         return jdbc.query("SELECT queue, stream FROM s3p.job_event_streams ORDER BY queue", rs -> {
-            Map<String, String> all = new java.util.LinkedHashMap<>();
+            Map<String, String> all = new LinkedHashMap<>();
             while (rs.next()) {
                 all.put(rs.getString(1), rs.getString(2));
             }
@@ -98,9 +109,10 @@ public final class JobEventStreams {
      * reloads the opt-ins for wake-ups.
      */
     void maintain() {
-        if (System.nanoTime() - refreshAt < 0) {
+        if (System.nanoTime() - syncAt < 0) {
             return;
         }
+        syncAt = System.nanoTime() + REFRESH_NANOS;
         syncTriggers();
         reload();
     }

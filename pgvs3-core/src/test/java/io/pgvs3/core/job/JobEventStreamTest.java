@@ -250,6 +250,54 @@ class JobEventStreamTest extends JobStoreTestSupport {
         assertThat(rotations.get()).isPositive();
     }
 
+    /**
+     * Dropping the stream while workers drain the queue: the drop takes the job_events lock before the stream's, so
+     * no transition deadlocks with it or fails; the trigger goes with the stream and the drain completes.
+     */
+    @Test
+    void droppingTheStreamDuringADrainFailsNoTransition() throws Exception {
+        int jobs = 600;
+        catalog.ensure(QueueName.of("drop-drain"));
+        store.eventStreams().enable("drop-drain", "drop-drain-audit");
+        List<NewJob> batch = new ArrayList<>();
+        for (int i = 0; i < jobs; i++) {
+            batch.add(NewJob.builder("test.drop").queue("drop-drain").build());
+        }
+        store.enqueueBatch(batch);
+        AtomicInteger finished = new AtomicInteger();
+        List<Callable<Object>> tasks = new ArrayList<>();
+        for (int w = 0; w < 3; w++) {
+            String worker = "w" + w;
+            tasks.add(() -> {
+                while (finished.get() < jobs) {
+                    List<Job> fetched = store.fetch(List.of("drop-drain"), 5, worker, null);
+                    for (Job job : fetched) {
+                        store.ack(job.id(), worker, null);
+                        finished.incrementAndGet();
+                    }
+                    if (fetched.isEmpty()) {
+                        Thread.sleep(5);
+                    }
+                }
+                return null;
+            });
+        }
+        tasks.add(() -> {
+            while (finished.get() < jobs / 3) {
+                Thread.sleep(5);
+            }
+            assertThat(catalog.drop(QueueName.of("drop-drain-audit"))).isTrue();
+            return null;
+        });
+        runTogether(tasks);
+
+        assertThat(finished.get()).isEqualTo(jobs);
+        assertThat(trigger()).isFalse();
+        assertThat(store.eventStreams().stream("drop-drain")).isEmpty();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_events WHERE queue = 'drop-drain'"
+                + " AND type = 'job.completed'", Long.class)).isEqualTo(jobs);
+    }
+
     private static Map<String, List<String>> perJob(List<Map<String, Object>> events) {
         Map<String, List<String>> perJob = new LinkedHashMap<>();
         for (Map<String, Object> event : events) {
