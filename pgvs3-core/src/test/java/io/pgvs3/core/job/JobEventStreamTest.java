@@ -298,6 +298,55 @@ class JobEventStreamTest extends JobStoreTestSupport {
                 + " AND type = 'job.completed'", Long.class)).isEqualTo(jobs);
     }
 
+    /**
+     * A transaction that recorded job events holds the job_events lock until it ends and appends to the stream with
+     * every transition. Dropping the stream meanwhile waits for that transaction, which appends again and commits;
+     * the drop then removes the stream and its trigger. (drop_queue takes the job_events lock before any of the
+     * stream's: DROP SCHEMA alone locks the stream's objects in the order it visits them and the trigger's table
+     * last, which can deadlock with the transaction's next append, though not in the order this test met.)
+     */
+    @Test
+    void aStreamDroppedDuringAnOpenTransitionWaitsForItWithoutDeadlock() throws Exception {
+        catalog.ensure(QueueName.of("open-tx"));
+        store.eventStreams().enable("open-tx", "open-tx-audit");
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        java.util.concurrent.CountDownLatch recorded = new java.util.concurrent.CountDownLatch(1);
+        AtomicBoolean dropped = new AtomicBoolean();
+        List<Callable<Object>> tasks = List.of(() -> {
+            transaction.executeWithoutResult(status -> {
+                store.enqueue(NewJob.builder("test.open").queue("open-tx").build());
+                recorded.countDown();
+                // the drop, in a transaction of its own, is now waiting for a lock
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (!dropWaits() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                assertThat(dropWaits()).as("the drop waits for this transaction").isTrue();
+                store.enqueue(NewJob.builder("test.open").queue("open-tx").build());
+            });
+            return null;
+        }, () -> {
+            recorded.await();
+            // inside a transaction the drop is not retried: a deadlock would fail it
+            transaction.executeWithoutResult(status -> dropped.set(catalog.drop(QueueName.of("open-tx-audit"))));
+            return null;
+        });
+        runTogether(tasks);
+
+        assertThat(dropped.get()).isTrue();
+        assertThat(trigger()).isFalse();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_events WHERE queue = 'open-tx'", Long.class))
+                .isEqualTo(2);
+    }
+
+    private boolean dropWaits() {
+        // inside a transaction pg_stat_activity is read once and kept, unless the snapshot is cleared
+        jdbc.queryForList("SELECT pg_stat_clear_snapshot()");
+        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%drop_queue%')",
+                Boolean.class));
+    }
+
     private static Map<String, List<String>> perJob(List<Map<String, Object>> events) {
         Map<String, List<String>> perJob = new LinkedHashMap<>();
         for (Map<String, Object> event : events) {
