@@ -44,6 +44,11 @@ public final class JobsScenario implements Scenario {
 
     private static final String CONTAINER = "jobs." + NoOpJobHandler.QUEUE;
 
+    /** Opts the benchmark queue into job lifecycle events as a stream (to {@code bench-jobs.events}). */
+    static final Map<String, Object> EVENTS_ON = Map.of("pgvs3.jobs.event-streams." + NoOpJobHandler.QUEUE, "");
+
+    static final String EVENTS_STREAM = NoOpJobHandler.QUEUE + ".events";
+
     public static String enqueueSingleMetric(boolean sync) {
         return "jobs.enqueue.single.c1." + Sync.id(sync);
     }
@@ -51,6 +56,9 @@ public final class JobsScenario implements Scenario {
     public static String enqueueBatchMetric(boolean sync) {
         return "jobs.enqueue.b1000.c1." + Sync.id(sync);
     }
+
+    public static final String ENQUEUE_SINGLE_EVENTS = enqueueSingleMetric(true) + ".events_on";
+    public static final String ENQUEUE_BATCH_EVENTS = enqueueBatchMetric(true) + ".events_on";
 
     public static String httpMetric(int count) {
         return "jobs.http.fetch_ack.count" + count + ".w" + HTTP_WORKERS + ".sync_on";
@@ -65,6 +73,7 @@ public final class JobsScenario implements Scenario {
     }
 
     public static final String HANDLER_DRAIN = "jobs.handler.drain.c" + HANDLER_CONCURRENCY;
+    public static final String HANDLER_DRAIN_EVENTS = HANDLER_DRAIN + ".events_on";
     public static final String LATENCY_P50 = "jobs.latency.p50";
     public static final String LATENCY_P99 = "jobs.latency.p99";
     public static final String LATENCY_MAX = "jobs.latency.max";
@@ -97,7 +106,11 @@ public final class JobsScenario implements Scenario {
                 returning to the handler method being entered. *End to end*: %d producer threads enqueue one job \
                 per call while the container runs them; completed jobs/s. *Row versions per job*: \
                 `(n_tup_upd + n_tup_del)` of the job tables (`s3q_<queue>.jobs`, `s3p.job_locator`, \
-                `s3p.job_events`) after the handler drain, divided by the jobs."""
+                `s3p.job_events`) after the handler drain, divided by the jobs. *Job events as a stream*: the \
+                one-job and 1000-job enqueue (synchronous_commit=on) and the handler drain again, each in a fresh \
+                database, with the queue opted in by `pgvs3.jobs.event-streams.bench-jobs=` (every lifecycle event \
+                also appended to the stream `bench-jobs.events`, which nobody consumes during the measurement); the \
+                rows without \"events stream on\" are the same measurements with the option off, in the same run."""
                 .formatted(HTTP_WORKERS, HANDLER_CONCURRENCY, HANDLER_PREFETCH, LATENCY_RATE, E2E_PRODUCERS);
     }
 
@@ -117,6 +130,12 @@ public final class JobsScenario implements Scenario {
                 enqueueSingleMetric(true), BaselineScenario.commitMetric(1, true)));
         comparisons.add(new Comparison("enqueue 1000 jobs per call ÷ multi-row INSERT of 1000",
                 enqueueBatchMetric(true), BaselineScenario.insertMetric(1000, true)));
+        comparisons.add(new Comparison("enqueue one job, job events stream on ÷ off", ENQUEUE_SINGLE_EVENTS,
+                enqueueSingleMetric(true)));
+        comparisons.add(new Comparison("enqueue 1000 jobs per call, job events stream on ÷ off", ENQUEUE_BATCH_EVENTS,
+                enqueueBatchMetric(true)));
+        comparisons.add(new Comparison("@JobHandler drain, job events stream on ÷ off", HANDLER_DRAIN_EVENTS,
+                HANDLER_DRAIN));
         return comparisons;
     }
 
@@ -148,6 +167,28 @@ public final class JobsScenario implements Scenario {
                         "clients=1 batch=1000 " + Sync.setting(sync));
                 context.profile(database, "enqueue batch " + Sync.setting(sync));
             }
+        }
+        try (BenchDatabase database = context.newDatabase();
+                BenchApplication.Running app = BenchApplication.start(database, true, false,
+                        withEvents(Map.of("pgvs3.listener.auto-startup", false)))) {
+            JobTemplate jobs = app.bean(JobTemplate.class);
+            jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
+            double rate = Load.rate(1, context.warmup(), context.measure(), index -> () -> {
+                jobs.enqueue(NoOpJobHandler.TYPE, payload, options);
+                return 1;
+            });
+            context.record(ENQUEUE_SINGLE_EVENTS, "JobTemplate.enqueue, 1 job per call, job events stream on", "jobs/s",
+                    rate, "clients=1 batch=1 " + Sync.setting(true) + " events stream on");
+            List<JobTemplate.JobRequest> batch = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                batch.add(new JobTemplate.JobRequest(NoOpJobHandler.TYPE, payload, options));
+            }
+            context.resetStatements();
+            rate = Load.rate(1, context.warmup(), context.measure(), index -> () -> jobs.enqueueAll(batch).size());
+            context.record(ENQUEUE_BATCH_EVENTS, "JobTemplate.enqueueAll, 1000 jobs per call, job events stream on",
+                    "jobs/s", rate, "clients=1 batch=1000 " + Sync.setting(true) + " events stream on, "
+                            + streamEvents(app) + " stream events");
+            context.profile(database, "enqueue batch, job events stream on");
         }
         try (BenchDatabase database = context.newDatabase();
                 BenchApplication.Running app = BenchApplication.start(database, true, true,
@@ -211,37 +252,10 @@ public final class JobsScenario implements Scenario {
         LatencyProbe probe = new LatencyProbe();
         Map<String, Object> properties = Map.of("pgvs3.listener.auto-startup", false, "pgvs3.handler.prefetch",
                 HANDLER_PREFETCH, "bench.jobs.concurrency", HANDLER_CONCURRENCY);
-        int backlog = context.options().scaled(100_000, 1_000);
-        long handled;
-        try (BenchDatabase database = context.newDatabase()) {
-            // the drain gets an application of its own: closing it makes the backends report their counters
-            try (BenchApplication.Running app = BenchApplication.start(database, true, false, properties,
-                    new NoOpJobHandler(probe))) {
-                int filled = fill(app.bean(JobTemplate.class), payload, options, backlog, context.options().fillLimit());
-                Pgvs3ListenerEndpointRegistry registry = app.bean(Pgvs3ListenerEndpointRegistry.class);
-                context.resetStatements();
-                long start = System.nanoTime();
-                registry.start(CONTAINER);
-                long deadline = start + context.options().drainLimit().toNanos();
-                while (probe.handled() < filled && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
-                Load.Drained drained = new Load.Drained(Math.min(filled, probe.handled()), filled,
-                        (System.nanoTime() - start) / 1e9);
-                context.record(HANDLER_DRAIN, "@JobHandler containers drain a backlog (no-op handler)", "jobs/s",
-                        drained.rate(), "concurrency=" + HANDLER_CONCURRENCY + " prefetch=" + HANDLER_PREFETCH + " "
-                                + drained.describe() + " " + Sync.setting(true));
-                context.profile(database, "@JobHandler drain");
-                registry.stop(CONTAINER);
-                handled = probe.handled();
-            }
-            var tables = TableStats.settled(database, "s3%");
-            context.record(DEAD_PER_JOB, "dead row versions per completed job, (n_tup_upd + n_tup_del) / jobs",
-                    "versions/job", (double) versions(tables) / handled, "jobs=" + handled + " "
-                            + tables.stream().filter(table -> table.name().startsWith("job"))
-                                    .map(table -> table.qualifiedName() + ": upd=" + table.updated() + " del="
-                                            + table.deleted()).toList());
-        }
+        // the peers' backlog, filled completely: a fill cut short by a time limit would time a smaller drain
+        int backlog = context.options().peerBacklog();
+        drain(context, payload, options, probe, properties, backlog, false);
+        drain(context, payload, options, new LatencyProbe(), withEvents(properties), backlog, true);
         try (BenchDatabase database = context.newDatabase();
                 BenchApplication.Running app = BenchApplication.start(database, true, false,
                         Map.of("pgvs3.handler.prefetch", HANDLER_PREFETCH, "bench.jobs.concurrency",
@@ -274,6 +288,65 @@ public final class JobsScenario implements Scenario {
                             + Math.round(rate) + "/s " + Sync.setting(true));
             context.profile(database, "end to end");
         }
+    }
+
+    /**
+     * Fills a backlog of exactly {@code backlog} jobs and times the {@code @JobHandler} containers draining it, in a
+     * database and application of their own (closing it makes the backends report their counters). Without the
+     * events stream it also records the row versions per job.
+     */
+    private void drain(BenchContext context, JsonNode payload, JobOptions options, LatencyProbe probe,
+            Map<String, Object> properties, int backlog, boolean events) throws Exception {
+        long handled;
+        String streamed = "";
+        try (BenchDatabase database = context.newDatabase()) {
+            try (BenchApplication.Running app = BenchApplication.start(database, true, false, properties,
+                    new NoOpJobHandler(probe))) {
+                int filled = fill(app.bean(JobTemplate.class), payload, options, backlog, Duration.ofMinutes(10));
+                Pgvs3ListenerEndpointRegistry registry = app.bean(Pgvs3ListenerEndpointRegistry.class);
+                context.resetStatements();
+                long start = System.nanoTime();
+                registry.start(CONTAINER);
+                long deadline = start + context.options().drainLimit().toNanos();
+                while (probe.handled() < filled && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                Load.Drained drained = new Load.Drained(Math.min(filled, probe.handled()), filled,
+                        (System.nanoTime() - start) / 1e9);
+                registry.stop(CONTAINER);
+                if (events) {
+                    streamed = ", " + streamEvents(app) + " stream events";
+                }
+                context.record(events ? HANDLER_DRAIN_EVENTS : HANDLER_DRAIN, "@JobHandler containers drain a backlog"
+                        + " (no-op handler)" + (events ? ", job events stream on" : ""), "jobs/s", drained.rate(),
+                        "concurrency=" + HANDLER_CONCURRENCY + " prefetch=" + HANDLER_PREFETCH + " "
+                                + drained.describe() + " " + Sync.setting(true) + (events ? " events stream on" : "")
+                                + streamed);
+                context.profile(database, "@JobHandler drain" + (events ? ", job events stream on" : ""));
+                handled = probe.handled();
+            }
+            if (!events && handled > 0) {
+                var tables = TableStats.settled(database, "s3%");
+                context.record(DEAD_PER_JOB, "dead row versions per completed job, (n_tup_upd + n_tup_del) / jobs",
+                        "versions/job", (double) versions(tables) / handled, "jobs=" + handled + " "
+                                + tables.stream().filter(table -> table.name().startsWith("job"))
+                                        .map(table -> table.qualifiedName() + ": upd=" + table.updated() + " del="
+                                                + table.deleted()).toList());
+            }
+        }
+    }
+
+    private static Map<String, Object> withEvents(Map<String, Object> properties) {
+        Map<String, Object> all = new java.util.LinkedHashMap<>(properties);
+        all.putAll(EVENTS_ON);
+        return all;
+    }
+
+    /** How many events the benchmark queue's events stream holds (all its segments). */
+    private static long streamEvents(BenchApplication.Running app) {
+        Long count = new org.springframework.jdbc.core.JdbcTemplate(app.bean(javax.sql.DataSource.class))
+                .queryForObject("SELECT count(*) FROM \"s3q_" + EVENTS_STREAM + "\".stream_events", Long.class);
+        return count == null ? 0 : count;
     }
 
     static String cpuGroup(String thread) {

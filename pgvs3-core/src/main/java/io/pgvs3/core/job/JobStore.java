@@ -79,6 +79,7 @@ public class JobStore {
     private final JobRows rows = new JobRows(mapper);
     private final AckBatcher ackBatcher;
     private final QueueNotifier notifier;
+    private final JobEventStreams eventStreams;
 
     public JobStore(JdbcTemplate jdbc, QueueCatalog catalog) {
         this(jdbc, catalog, JobStoreSettings.DEFAULTS);
@@ -91,11 +92,17 @@ public class JobStore {
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
         this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), requests -> executeAcks(requests, true));
         this.notifier = new QueueNotifier(jdbc, "jobs");
+        this.eventStreams = new JobEventStreams(jdbc, catalog);
         catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
     }
 
     public JobStoreSettings settings() {
         return settings;
+    }
+
+    /** The opt-ins of job queues into job lifecycle events as a stream. */
+    public JobEventStreams eventStreams() {
+        return eventStreams;
     }
 
     public Job enqueue(NewJob job) {
@@ -179,6 +186,7 @@ public class JobStore {
                     .map(outcome -> outcome.job().queue()).distinct()
                     .forEach(queue -> notifier.signal(NotificationHub.channelFor(QueueName.of(queue))));
         }
+        eventStreams.transitioned();
         return outcomes;
     }
 
@@ -316,6 +324,9 @@ public class JobStore {
         }, rs -> {
             jobs.add(rows.job(rs));
         });
+        if (!jobs.isEmpty()) {
+            eventStreams.transitioned();
+        }
         return jobs;
     }
 
@@ -397,6 +408,7 @@ public class JobStore {
         }, rs -> {
             outcomes.put(rs.getInt(1), new AckOutcome(job(rs.getString(2)), rs.getBoolean(3)));
         });
+        eventStreams.transitioned();
         return outcomes;
     }
 
@@ -583,6 +595,10 @@ public class JobStore {
                 + " WHERE finished_at < now() - make_interval(secs => ? / 1000.0) LIMIT ?)",
                 settings.retention().toMillis(), settings.maintenanceBatch());
         Long orphans = jdbc.queryForObject("SELECT s3p.prune_job_locator(?)", Long.class, settings.maintenanceBatch());
+        eventStreams.maintain();
+        if (handled > 0) {
+            eventStreams.transitioned();
+        }
         return handled + (orphans == null ? 0 : orphans);
     }
 
@@ -632,10 +648,12 @@ public class JobStore {
     /** Empties the s3p-level job tables (for the test-only admin reset, after every queue was dropped). */
     public void deleteAll() {
         jdbc.execute("TRUNCATE s3p.job_locator, s3p.job_events, s3p.workflows, s3p.workflow_jobs");
+        eventStreams.syncTriggers();
     }
 
     private AckOutcome single(String sql, Object... args) {
         List<AckOutcome> rows = jdbc.query(sql, (rs, row) -> new AckOutcome(job(rs.getString(1)), rs.getBoolean(2)), args);
+        eventStreams.transitioned();
         return rows.isEmpty() ? null : rows.get(0);
     }
 

@@ -90,6 +90,8 @@ class RouteFuzzTest extends ServerTestSupport {
             new Route("POST", "/ojs/v1/queues/{name}/pause", null),
             new Route("POST", "/ojs/v1/queues/{name}/resume", null),
             new Route("GET", "/ojs/v1/queues/{name}/stats", null),
+            new Route("POST", "/ojs/v1/queues/{name}/job-events", "{\"stream\":\"fz-name.events\"}"),
+            new Route("GET", "/ojs/v1/queues/{name}/job-events", null),
             new Route("POST", "/ojs/v1/queues/{name}/messages", "{\"type\":\"t\",\"id\":\"m1\",\"payload\":{\"a\":[1,2]},"
                     + "\"headers\":{\"h\":\"v\"}}"),
             new Route("POST", "/ojs/v1/queues/{name}/messages/batch", "{\"messages\":[{\"type\":\"t\",\"payload\":1}]}"),
@@ -108,6 +110,7 @@ class RouteFuzzTest extends ServerTestSupport {
                     + "\"retry_after\":\"PT1S\",\"reason\":\"r\"}"),
             // deletions last, so that the routes above find what they name
             new Route("DELETE", "/ojs/v1/queues/{name}/dlq?older_than=P1D", null),
+            new Route("DELETE", "/ojs/v1/queues/{name}/job-events", null),
             new Route("DELETE", "/ojs/v1/queues/fz-name/consumers/{name}", null),
             new Route("DELETE", "/ojs/v1/jobs/{name}", null),
             new Route("DELETE", "/ojs/v1/workflows/{name}", null),

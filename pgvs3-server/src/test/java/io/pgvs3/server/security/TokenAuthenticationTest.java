@@ -331,6 +331,15 @@ class TokenAuthenticationTest extends ServerTestSupport {
         assertThat(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/pause", null, null).status()).isEqualTo(200);
         assertThat(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/resume", null, null).status()).isEqualTo(200);
         assertError(limitedAdmin.postRaw("/ojs/v1/queues/billing/pause", null, null), 403, "forbidden");
+        // the job events opt-in writes to a stream that its patterns do not check, even its own queue's default
+        assertError(limitedAdmin.postRaw("/ojs/v1/queues/orders-eu/job-events", null, null), 403, "forbidden");
+        assertError(limitedAdmin.post("/ojs/v1/queues/orders-eu/job-events", Map.of("stream", "billing")), 403,
+                "forbidden");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_event_streams", Integer.class)).isZero();
+        assertThat(as(ADMIN).postRaw("/ojs/v1/queues/orders-eu/job-events", null, null).status()).isEqualTo(200);
+        assertThat(limitedAdmin.get("/ojs/v1/queues/orders-eu/job-events").json().path("job_events").path("stream")
+                .asString()).isEqualTo("orders-eu.events");
+        assertThat(limitedAdmin.delete("/ojs/v1/queues/orders-eu/job-events").status()).isEqualTo(200);
     }
 
     // a body that arrives after its headers (a slow client, chunks, a large upload) is checked like any other

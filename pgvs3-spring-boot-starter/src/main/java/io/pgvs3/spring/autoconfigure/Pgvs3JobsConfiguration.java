@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import io.pgvs3.core.Resettable;
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.job.CronMaintenanceTask;
 import io.pgvs3.core.job.CronStore;
 import io.pgvs3.core.job.JobMaintenanceTask;
@@ -12,6 +13,7 @@ import io.pgvs3.core.job.JobStoreSettings;
 import io.pgvs3.core.job.WorkflowStore;
 import io.pgvs3.spring.web.jobs.JobRequests;
 
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -32,6 +34,19 @@ class Pgvs3JobsConfiguration {
                 jobs.getDeadLetterRetention(), jobs.getEventRetention(), jobs.getMaxAckBatch(), jobs.getAckFlushers(),
                 jobs.getMaintenanceBatch());
         return new JobStore(new JdbcTemplate(dataSource), catalog, settings);
+    }
+
+    /**
+     * Opts the queues of {@code pgvs3.jobs.event-streams} in before any listener starts, so that a
+     * {@code @StreamListener} of the stream subscribes before the first event it should see.
+     */
+    @Bean
+    SmartInitializingSingleton pgvs3JobEventStreamsOptIn(JobStore store, QueueCatalog catalog,
+            Pgvs3Properties properties) {
+        return () -> properties.getJobs().getEventStreams().forEach((queue, stream) -> {
+            catalog.ensure(QueueName.of(queue));
+            store.eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
+        });
     }
 
     @Bean

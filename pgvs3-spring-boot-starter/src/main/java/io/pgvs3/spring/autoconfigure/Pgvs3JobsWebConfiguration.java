@@ -8,6 +8,7 @@ import io.pgvs3.spring.web.jobs.CronController;
 import io.pgvs3.spring.web.jobs.DeadLetterController;
 import io.pgvs3.spring.web.jobs.JobController;
 import io.pgvs3.spring.web.jobs.JobEventController;
+import io.pgvs3.spring.web.jobs.JobEventStreamController;
 import io.pgvs3.spring.web.jobs.JobQueueController;
 import io.pgvs3.spring.web.jobs.WorkerController;
 import io.pgvs3.spring.web.jobs.WorkflowController;
@@ -48,6 +49,11 @@ class Pgvs3JobsWebConfiguration {
     @Bean
     JobQueueController pgvs3JobQueueController(JobStore store) {
         return new JobQueueController(store);
+    }
+
+    @Bean
+    JobEventStreamController pgvs3JobEventStreamController(JobStore store) {
+        return new JobEventStreamController(store);
     }
 
     @Bean

@@ -1,6 +1,8 @@
 package io.pgvs3.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -172,6 +174,21 @@ public class Pgvs3Properties {
 
         /** Most jobs per queue and kind of work one maintenance pass handles. */
         private int maintenanceBatch = 1000;
+
+        /**
+         * Job queues whose lifecycle events are appended to a stream, by queue name: the stream's queue name, or
+         * empty for {@code <queue>.events}. Applied at startup (creating the queues); opting out is done through
+         * {@code JobStore.eventStreams()} or {@code DELETE /ojs/v1/queues/{queue}/job-events}.
+         */
+        private Map<String, String> eventStreams = new LinkedHashMap<>();
+
+        public Map<String, String> getEventStreams() {
+            return eventStreams;
+        }
+
+        public void setEventStreams(Map<String, String> eventStreams) {
+            this.eventStreams = eventStreams;
+        }
 
         public Duration getDefaultVisibilityTimeout() {
             return defaultVisibilityTimeout;

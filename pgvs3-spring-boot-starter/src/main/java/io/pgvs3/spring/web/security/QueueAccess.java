@@ -27,9 +27,13 @@ final class QueueAccess {
                 || path.equals("/ojs/v1/streams/ack") || path.equals("/ojs/v1/streams/nack");
     }
 
-    /** Routes whose body names queues in a way that is not checked: a token limited to queues may not use them. */
+    /**
+     * Routes whose body names queues in a way that is not checked: a token limited to queues may not use them. The
+     * job events opt-in writes to a stream named in its body (or {@code <queue>.events}).
+     */
     static boolean uncheckedBodyQueues(String path) {
-        return path.equals("/ojs/v1/workflows") || path.equals("/ojs/v1/cron");
+        return path.equals("/ojs/v1/workflows") || path.equals("/ojs/v1/cron")
+                || (path.startsWith("/ojs/v1/queues/") && path.endsWith("/job-events"));
     }
 
     /**

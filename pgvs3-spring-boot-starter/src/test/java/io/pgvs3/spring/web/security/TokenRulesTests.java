@@ -38,14 +38,15 @@ class TokenRulesTests {
             assertThat(RouteScopes.of("POST", path).scope()).as(path).isEqualTo(Scope.CONSUME);
         }
         assertThat(RouteScopes.of("DELETE", "/ojs/v1/queues/q/consumers/c").scope()).isEqualTo(Scope.CONSUME);
+        assertThat(RouteScopes.of("GET", "/ojs/v1/queues/q/job-events").scope()).isEqualTo(Scope.READ);
 
         for (String path : List.of("/ojs/v1/queues/q/pause", "/ojs/v1/queues/q/resume", "/ojs/v1/queues/q/config",
                 "/ojs/v1/queues/q/dlq/replay", "/ojs/v1/queues/q/dlq/7/replay", "/ojs/v1/dead-letter/x/retry",
-                "/ojs/v1/cron", "/ojs/v1/unknown")) {
+                "/ojs/v1/cron", "/ojs/v1/unknown", "/ojs/v1/queues/q/job-events")) {
             assertThat(RouteScopes.of("POST", path).scope()).as(path).isEqualTo(Scope.ADMIN);
         }
         for (String path : List.of("/ojs/v1/queues/q", "/ojs/v1/queues/q/dlq", "/ojs/v1/dead-letter/x",
-                "/ojs/v1/cron/nightly", "/ojs/v1/jobs/a/b")) {
+                "/ojs/v1/cron/nightly", "/ojs/v1/jobs/a/b", "/ojs/v1/queues/q/job-events")) {
             assertThat(RouteScopes.of("DELETE", path).scope()).as(path).isEqualTo(Scope.ADMIN);
         }
     }
