@@ -320,7 +320,7 @@ CREATE OR REPLACE FUNCTION @schema@.stream_tick_key() RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.tick:' || @queue@, 0) $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_consumer_key(p_sub_id bigint) RETURNS bigint
-LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.consumer:' || @queue@ || ':' || p_sub_id, 0) $fn$;
+LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.consumer:' || @queue@ || ':' || p_sub_id::text, 0) $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_channel() RETURNS text
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT 's3q_' || @queue@ $fn$;
@@ -363,10 +363,17 @@ $fn$;
 -- number within the range (whose end tick the next batch keeps).
 CREATE OR REPLACE FUNCTION @schema@.stream_batch_end(p_batch @schema@.stream_batches, OUT tick bigint,
                                                      OUT seq bigint, OUT range_end bigint)
-LANGUAGE sql IMMUTABLE AS $fn$
-    SELECT CASE WHEN p_batch.complete THEN p_batch.end_tick ELSE p_batch.start_tick END,
-           CASE WHEN p_batch.complete THEN 0 ELSE upper(p_batch.seqs) - 1 END,
-           CASE WHEN p_batch.complete THEN NULL ELSE p_batch.end_tick END
+LANGUAGE plpgsql IMMUTABLE AS $fn$
+BEGIN
+    IF p_batch.complete THEN
+        tick := p_batch.end_tick;
+        seq := 0;
+    ELSE
+        tick := p_batch.start_tick;
+        seq := upper(p_batch.seqs) - 1;
+        range_end := p_batch.end_tick;
+    END IF;
+END
 $fn$;
 
 -- Appends messages atomically: parallel arrays, one element per message, payloads and headers as JSON text (cast
@@ -411,17 +418,25 @@ END
 $fn$;
 
 -- The sequence numbers of the events visible in p_to but not in p_from (PgQue's two-snapshot difference), in
--- storage order, at most p_limit of them. Events below p_from's xmin were complete when p_from was taken.
+-- storage order, at most p_limit of them. An event p_from does not see was written by a transaction that started
+-- after it (txid at or above its xmax) or was running when it was taken (txid in its xip list); both are index
+-- ranges on txid, however far behind p_from's xmin a long transaction holds it.
+-- The diff functions are PL/pgSQL, not SQL: PL/pgSQL keeps the plans of its statements for the session, a SQL
+-- function called from PL/pgSQL is planned again on every call (a third of a millisecond here, on every receive).
 CREATE OR REPLACE FUNCTION @schema@.stream_diff_seqs(p_from pg_snapshot, p_to pg_snapshot, p_limit integer)
 RETURNS bigint[]
-LANGUAGE sql STABLE AS $fn$
-    SELECT coalesce(array_agg(d.seq ORDER BY d.seq), '{}')
-    FROM (SELECT e.seq
-          FROM @schema@.stream_events e
-          WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
-            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-          ORDER BY e.seq
-          LIMIT p_limit) d
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
+    RETURN (SELECT coalesce(array_agg(d.seq ORDER BY d.seq), '{}')
+            FROM (SELECT e.seq
+                  FROM @schema@.stream_events e
+                  WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
+                    AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+                  ORDER BY e.seq
+                  LIMIT p_limit) d);
+END
 $fn$;
 
 -- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
@@ -431,17 +446,22 @@ DROP FUNCTION IF EXISTS @schema@.stream_diff_events(pg_snapshot, pg_snapshot, in
 CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
                                                        p_limit integer, OUT events @schema@.stream_events[],
                                                        OUT seqs int8multirange, OUT more boolean)
-LANGUAGE sql STABLE AS $fn$
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
     SELECT coalesce(array_agg(d.e ORDER BY d.n) FILTER (WHERE d.n <= p_limit), '{}'),
            coalesce(range_agg(int8range((d.e).seq, (d.e).seq, '[]')) FILTER (WHERE d.n <= p_limit), '{}'),
            count(*) > p_limit
+    INTO events, seqs, more
     FROM (SELECT e, row_number() OVER (ORDER BY e.seq) AS n
           FROM @schema@.stream_events e
-          WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
+          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
             AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
             AND e.seq > p_after_seq
           ORDER BY e.seq
-          LIMIT p_limit + 1) d
+          LIMIT p_limit + 1) d;
+END
 $fn$;
 
 -- Earlier templates sized a batch larger than the receive's max to refuse it; a receive now takes max of its events.
@@ -471,10 +491,15 @@ $fn$;
 -- Whether events committed after p_from are visible to the calling statement.
 CREATE OR REPLACE FUNCTION @schema@.stream_has_new_events(p_from pg_snapshot)
 RETURNS boolean
-LANGUAGE sql STABLE AS $fn$
-    SELECT EXISTS (SELECT 1 FROM @schema@.stream_events e
-                   WHERE e.txid >= pg_snapshot_xmin(p_from) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-                     AND pg_visible_in_snapshot(e.txid, pg_current_snapshot()))
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+    v_now pg_snapshot := pg_current_snapshot();
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM @schema@.stream_events e
+                   WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(v_now) OR e.txid = ANY (v_xip))
+                     AND NOT pg_visible_in_snapshot(e.txid, p_from) AND pg_visible_in_snapshot(e.txid, v_now));
+END
 $fn$;
 
 -- The messages of one batch, read back by its fixed sequence numbers within its tick range.
@@ -631,7 +656,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer, p_acked bigint)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_member   text := coalesce(p_member, '');
     v_can_tick boolean := pg_current_xact_id_if_assigned() IS NULL
@@ -782,7 +807,7 @@ CREATE OR REPLACE FUNCTION @schema@.stream_ack_receive(p_batch_id bigint, p_cons
                                                        p_max integer)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 BEGIN
     IF EXISTS (SELECT 1 FROM @schema@.stream_batches b
                WHERE b.batch_id = p_batch_id
@@ -868,7 +893,7 @@ $fn$;
 -- A batch that stopped inside its range moves the cursor to its last event in that range.
 CREATE OR REPLACE FUNCTION @schema@.stream_ack(p_batch_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_batch  @schema@.stream_batches;
     v_next   @schema@.stream_batches;
