@@ -333,7 +333,7 @@ CREATE OR REPLACE FUNCTION @schema@.stream_tick_key() RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.tick:' || @queue@, 0) $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_consumer_key(p_sub_id bigint) RETURNS bigint
-LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.consumer:' || @queue@ || ':' || p_sub_id, 0) $fn$;
+LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.consumer:' || @queue@ || ':' || p_sub_id::text, 0) $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_channel() RETURNS text
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT 's3q_' || @queue@ $fn$;
@@ -376,10 +376,17 @@ $fn$;
 -- number within the range (whose end tick the next batch keeps).
 CREATE OR REPLACE FUNCTION @schema@.stream_batch_end(p_batch @schema@.stream_batches, OUT tick bigint,
                                                      OUT seq bigint, OUT range_end bigint)
-LANGUAGE sql IMMUTABLE AS $fn$
-    SELECT CASE WHEN p_batch.complete THEN p_batch.end_tick ELSE p_batch.start_tick END,
-           CASE WHEN p_batch.complete THEN 0 ELSE upper(p_batch.seqs) - 1 END,
-           CASE WHEN p_batch.complete THEN NULL ELSE p_batch.end_tick END
+LANGUAGE plpgsql IMMUTABLE AS $fn$
+BEGIN
+    IF p_batch.complete THEN
+        tick := p_batch.end_tick;
+        seq := 0;
+    ELSE
+        tick := p_batch.start_tick;
+        seq := upper(p_batch.seqs) - 1;
+        range_end := p_batch.end_tick;
+    END IF;
+END
 $fn$;
 
 -- Appends messages atomically: parallel arrays, one element per message, payloads and headers as JSON text (cast
@@ -584,17 +591,25 @@ END
 $fn$;
 
 -- The sequence numbers of the events visible in p_to but not in p_from (PgQue's two-snapshot difference), in
--- storage order, at most p_limit of them. Events below p_from's xmin were complete when p_from was taken.
+-- storage order, at most p_limit of them. An event p_from does not see was written by a transaction that started
+-- after it (txid at or above its xmax) or was running when it was taken (txid in its xip list); both are index
+-- ranges on txid, however far behind p_from's xmin a long transaction holds it.
+-- The diff functions are PL/pgSQL, not SQL: PL/pgSQL keeps the plans of its statements for the session, a SQL
+-- function called from PL/pgSQL is planned again on every call (a third of a millisecond here, on every receive).
 CREATE OR REPLACE FUNCTION @schema@.stream_diff_seqs(p_from pg_snapshot, p_to pg_snapshot, p_limit integer)
 RETURNS bigint[]
-LANGUAGE sql STABLE AS $fn$
-    SELECT coalesce(array_agg(d.seq ORDER BY d.seq), '{}')
-    FROM (SELECT e.seq
-          FROM @schema@.stream_events e
-          WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
-            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-          ORDER BY e.seq
-          LIMIT p_limit) d
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
+    RETURN (SELECT coalesce(array_agg(d.seq ORDER BY d.seq), '{}')
+            FROM (SELECT e.seq
+                  FROM @schema@.stream_events e
+                  WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
+                    AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+                  ORDER BY e.seq
+                  LIMIT p_limit) d);
+END
 $fn$;
 
 -- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
@@ -604,17 +619,22 @@ DROP FUNCTION IF EXISTS @schema@.stream_diff_events(pg_snapshot, pg_snapshot, in
 CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
                                                        p_limit integer, OUT events @schema@.stream_events[],
                                                        OUT seqs int8multirange, OUT more boolean)
-LANGUAGE sql STABLE AS $fn$
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
     SELECT coalesce(array_agg(d.e ORDER BY d.n) FILTER (WHERE d.n <= p_limit), '{}'),
            coalesce(range_agg(int8range((d.e).seq, (d.e).seq, '[]')) FILTER (WHERE d.n <= p_limit), '{}'),
            count(*) > p_limit
+    INTO events, seqs, more
     FROM (SELECT e, row_number() OVER (ORDER BY e.seq) AS n
           FROM @schema@.stream_events e
-          WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_to)
+          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
             AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
             AND e.seq > p_after_seq
           ORDER BY e.seq
-          LIMIT p_limit + 1) d
+          LIMIT p_limit + 1) d;
+END
 $fn$;
 
 -- Earlier templates sized a batch larger than the receive's max to refuse it; a receive now takes max of its events.
@@ -644,10 +664,15 @@ $fn$;
 -- Whether events committed after p_from are visible to the calling statement.
 CREATE OR REPLACE FUNCTION @schema@.stream_has_new_events(p_from pg_snapshot)
 RETURNS boolean
-LANGUAGE sql STABLE AS $fn$
-    SELECT EXISTS (SELECT 1 FROM @schema@.stream_events e
-                   WHERE e.txid >= pg_snapshot_xmin(p_from) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-                     AND pg_visible_in_snapshot(e.txid, pg_current_snapshot()))
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+    v_now pg_snapshot := pg_current_snapshot();
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM @schema@.stream_events e
+                   WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(v_now) OR e.txid = ANY (v_xip))
+                     AND NOT pg_visible_in_snapshot(e.txid, p_from) AND pg_visible_in_snapshot(e.txid, v_now));
+END
 $fn$;
 
 -- The messages of one batch, read back by its fixed sequence numbers within its tick range.
@@ -799,10 +824,12 @@ $fn$;
 -- never inside a transaction that has written (its snapshot would count its own rows) or that does not take a fresh
 -- snapshot per statement. A range holding more than p_max events is handed out in batches of p_max, in sequence
 -- order. An empty result has a null batch_id and no message columns.
-CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer)
+-- p_acked is a batch of the consumer that the caller acks later in the same transaction (stream_ack_receive): it
+-- counts as acked already, so the member gets the batch after it instead of the same one again; null otherwise.
+CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer, p_acked bigint)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_member   text := coalesce(p_member, '');
     v_can_tick boolean := pg_current_xact_id_if_assigned() IS NULL
@@ -833,7 +860,7 @@ BEGIN
     END IF;
     SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
     v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
-    IF v_batch IS NOT NULL THEN
+    IF v_batch IS NOT NULL AND v_batch IS DISTINCT FROM p_acked THEN
         RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
         RETURN;
     END IF;
@@ -858,7 +885,7 @@ BEGIN
     END IF;
     SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
     v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
-    IF v_batch IS NOT NULL THEN
+    IF v_batch IS NOT NULL AND v_batch IS DISTINCT FROM p_acked THEN
         RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
         RETURN;
     END IF;
@@ -936,6 +963,36 @@ BEGIN
 END
 $fn$;
 
+-- The receive of earlier templates' signature (no batch acked in the same transaction).
+CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer)
+RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
+               payload json, headers jsonb, retry_count integer, created_at timestamptz)
+LANGUAGE sql AS $fn$
+    SELECT * FROM @schema@.stream_receive(p_consumer, p_member, p_max, NULL)
+$fn$;
+
+-- Acks a batch of the consumer and receives its next one, in one transaction: a listener's cycle then costs one
+-- round trip and one commit instead of two. The receive runs first, before this transaction has written anything,
+-- so it may make a tick as stream_receive does (a tick captured after the ack's write would show this transaction's
+-- own id as committed, and events the caller appends later in it would never be delivered); p_batch_id counts as
+-- acked for it. A batch of another consumer is refused: its consumer lock would be taken after this one's tick lock.
+CREATE OR REPLACE FUNCTION @schema@.stream_ack_receive(p_batch_id bigint, p_consumer text, p_member text,
+                                                       p_max integer)
+RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
+               payload json, headers jsonb, retry_count integer, created_at timestamptz)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
+BEGIN
+    IF EXISTS (SELECT 1 FROM @schema@.stream_batches b
+               WHERE b.batch_id = p_batch_id
+                 AND b.sub_id IS DISTINCT FROM (SELECT s.sub_id FROM @schema@.stream_subscriptions s
+                                                WHERE s.consumer = p_consumer)) THEN
+        RAISE EXCEPTION 'batch % is not a batch of consumer %', p_batch_id, p_consumer USING ERRCODE = 'S3400';
+    END IF;
+    RETURN QUERY SELECT * FROM @schema@.stream_receive(p_consumer, p_member, p_max, p_batch_id);
+    PERFORM @schema@.stream_ack(p_batch_id);
+END
+$fn$;
+
 -- Makes a tick when the queue has subscribers and at least p_min_seqs sequence numbers were drawn since the latest
 -- tick, of which some are visible events; called by maintenance so that a consumer that lags while producers
 -- append finds a batch boundary about every p_min_seqs events (or every pass, when appends are faster) instead of
@@ -1009,7 +1066,7 @@ $fn$;
 -- A batch that stopped inside its range moves the cursor to its last event in that range.
 CREATE OR REPLACE FUNCTION @schema@.stream_ack(p_batch_id bigint)
 RETURNS boolean
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_batch  @schema@.stream_batches;
     v_next   @schema@.stream_batches;

@@ -57,6 +57,10 @@ public class StreamStore {
     /** The highest {@code max} a receive accepts: the most messages one batch holds. */
     public static final int MAX_RECEIVE = 100_000;
 
+    /** The result columns of {@code stream_receive} and {@code stream_ack_receive}, in the order {@link #batch} reads. */
+    private static final String BATCH_COLUMNS =
+            "batch_id, start_tick, end_tick, seq, event_id, type, payload, headers, retry_count, created_at";
+
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
     };
@@ -263,10 +267,29 @@ public class StreamStore {
         if (max < 1 || max > MAX_RECEIVE) {
             throw Pgvs3Exception.invalidRequest("max must be between 1 and " + MAX_RECEIVE, "max");
         }
-        String sql = "SELECT batch_id, start_tick, end_tick, seq, event_id, type, payload, headers, retry_count, "
-                + "created_at FROM " + function(name, "stream_receive") + "(?, ?, ?)";
+        String sql = "SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_receive") + "(?, ?, ?, NULL)";
         ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
         return existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
+    }
+
+    /**
+     * Acks {@code batchId}, a batch of {@code consumer}, and receives the consumer's (or member's) next batch, in
+     * one call and one transaction: what {@link #ack} followed by {@link #receive} do, at the cost of one commit. The
+     * receive runs first and counts {@code batchId} as acked, so it may make a tick as a plain receive does. When
+     * either part fails, neither happened. A batch of another consumer is {@code invalid_request}.
+     */
+    public StreamBatch ackAndReceive(String queue, long batchId, String consumer, String member, int max) {
+        QueueName name = QueueName.of(queue);
+        requireName(consumer, "consumer");
+        if (member != null) {
+            requireName(member, "member");
+        }
+        if (max < 1 || max > MAX_RECEIVE) {
+            throw Pgvs3Exception.invalidRequest("max must be between 1 and " + MAX_RECEIVE, "max");
+        }
+        String sql = "SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_ack_receive") + "(?, ?, ?, ?)";
+        ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
+        return existing(name, () -> jdbc.query(sql, extractor, batchId, consumer, member, max));
     }
 
     /** Acks a batch: true when acked now, false when it was acked before; an unknown batch is {@code not_found}. */

@@ -25,9 +25,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>
  * Each member receives a batch, hands it to the listener method, asks the {@link ListenerErrorHandler} what follows
  * for every message whose handling failed (a nack with a delay, a dead letter, or a recoverer's work; the database
- * dead-letters a retried message once it exhausted the queue's {@code max_retries}), and acks the batch. While
- * batches keep coming it receives again at once; when one comes back empty it waits for a {@code LISTEN}
- * notification on the queue's channel, or polls with a growing interval when notifications are off or unavailable.
+ * dead-letters a retried message once it exhausted the queue's {@code max_retries}), and acks the batch: with the
+ * next receive, in one call and one commit ({@link StreamStore#ackAndReceive}), or on its own when the member pauses
+ * or stops first. While batches keep coming it receives again at once; when one comes back empty it waits for a
+ * {@code LISTEN} notification on the queue's channel, or polls with a growing interval when notifications are off or
+ * unavailable.
  * <p>
  * In transactional mode the listener's own database work, the nacks and the ack commit in one transaction; each
  * message runs in a savepoint, so a failing message rolls back only its own work.
@@ -152,13 +154,26 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
 
     private void consume(String member) {
         IdlePolicy idle = polling.newIdlePolicy();
+        PendingAck pending = new PendingAck();
+        try {
+            consume(member, idle, pending);
+        }
+        finally {
+            flush(pending);
+        }
+    }
+
+    private void consume(String member, IdlePolicy idle, PendingAck pending) {
         while (isRunning()) {
             long seen = wakeUps();
             try {
+                if (isPaused()) {
+                    flush(pending);
+                }
                 if (waitWhilePaused(seen) || !isRunning()) {
                     continue;
                 }
-                StreamBatch batch = receive(member);
+                StreamBatch batch = receive(member, pending);
                 if (!isRunning() && batch.batchId() != null && !batch.messages().isEmpty()) {
                     log.debug("Stream listener {} stops before handling batch {}; it is delivered again",
                             endpoint.id(), batch.batchId());
@@ -172,7 +187,7 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                     continue;
                 }
                 idle.reset();
-                if (!process(batch)) {
+                if (!process(batch, pending)) {
                     // left unacknowledged by a manual listener: delivered again, after a pause instead of at once
                     pauseAfterError(seen);
                 }
@@ -187,6 +202,9 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
                 return;
             }
             catch (RuntimeException ex) {
+                // the ack that failed with the receive is tried on its own: the receive may fail for reasons of
+                // its own (the consumer was unsubscribed), and the handled batch must not wait for it
+                flush(pending);
                 if (!isRunning()) {
                     log.debug("Stream listener {} stopped while receiving: {}", endpoint.id(), ex.toString());
                     return;
@@ -206,22 +224,60 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
 
     /**
      * Receives the member's next batch: at most the listener's batch size, which therefore also bounds what a stop
-     * in the middle of a batch leaves to be delivered again.
+     * in the middle of a batch leaves to be delivered again. A handled batch still to be acked is acked by the same
+     * call, in the same transaction: a listener's cycle costs one commit, not two.
      */
-    private StreamBatch receive(String member) {
-        return store.receive(endpoint.queue(), endpoint.consumer(), member, endpoint.maxBatchSize());
+    private StreamBatch receive(String member, PendingAck pending) {
+        if (pending.batchId == null) {
+            return store.receive(endpoint.queue(), endpoint.consumer(), member, endpoint.maxBatchSize());
+        }
+        StreamBatch batch = store.ackAndReceive(endpoint.queue(), pending.batchId, endpoint.consumer(), member,
+                endpoint.maxBatchSize());
+        acked(pending);
+        return batch;
     }
 
-    /** Handles a batch; false when a manual listener left it unacknowledged. */
-    private boolean process(StreamBatch batch) {
+    /** Acks a handled batch on its own (before a pause, at stop, after a failed receive); failures are logged. */
+    private void flush(PendingAck pending) {
+        if (pending.batchId == null) {
+            return;
+        }
+        try {
+            store.ack(endpoint.queue(), pending.batchId);
+            acked(pending);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Stream listener {} could not ack batch {}; it is delivered again: {}", endpoint.id(),
+                    pending.batchId, ex.toString());
+            pending.batchId = null;
+        }
+    }
+
+    private void acked(PendingAck pending) {
+        metrics.acked(endpoint.queue(), endpoint.consumer(), pending.size);
+        pending.batchId = null;
+    }
+
+    /** A batch a non-transactional listener handled completely, acked with the member's next receive. */
+    private static final class PendingAck {
+
+        Long batchId;
+        int size;
+    }
+
+    /**
+     * Handles a batch; false when a manual listener left it unacknowledged. A transactional listener's batch is acked
+     * in its transaction; otherwise it is left in {@code pending}, to be acked with the next receive.
+     */
+    private boolean process(StreamBatch batch, PendingAck pending) {
         metrics.received(endpoint.queue(), endpoint.consumer(), batch.messages().size());
         if (batchTransaction != null) {
-            return Boolean.TRUE.equals(batchTransaction.execute(status -> handleAndAck(batch)));
+            return Boolean.TRUE.equals(batchTransaction.execute(status -> handleAndAck(batch, null)));
         }
-        return handleAndAck(batch);
+        return handleAndAck(batch, pending);
     }
 
-    private boolean handleAndAck(StreamBatch batch) {
+    private boolean handleAndAck(StreamBatch batch, PendingAck pending) {
         long batchId = batch.batchId();
         Outcome outcome = new Outcome();
         if (adapter.isBatch()) {
@@ -241,6 +297,11 @@ public class StreamListenerContainer extends AbstractPgvs3ListenerContainer {
             log.warn("Stream listener {} returned without acknowledging or nacking {} message(s) of batch {}; the "
                     + "batch stays unacknowledged and is delivered again", endpoint.id(), outcome.undecided, batchId);
             return false;
+        }
+        if (pending != null) {
+            pending.batchId = batchId;
+            pending.size = batch.messages().size();
+            return true;
         }
         store.ack(endpoint.queue(), batchId);
         metrics.acked(endpoint.queue(), endpoint.consumer(), batch.messages().size());
