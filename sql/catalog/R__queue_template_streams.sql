@@ -1393,8 +1393,9 @@ BEGIN
 END
 $fn$;
 
--- Updates the settings that are not null. The dedupe window must not exceed the retention (the events that hold the
--- keys are kept that long), whichever of the two changes.
+-- Updates the settings that are not null. A dedupe window given here must not exceed the retention (the events that
+-- hold the keys are kept that long); a shorter retention is always accepted and caps the window in effect, which is
+-- what the result shows (least of the two).
 DROP FUNCTION IF EXISTS @schema@.stream_set_config(integer, interval);
 CREATE OR REPLACE FUNCTION @schema@.stream_set_config(p_max_retries integer, p_retention interval,
                                                       p_dedupe_window interval DEFAULT NULL)
@@ -1413,15 +1414,15 @@ BEGIN
         RAISE EXCEPTION 'dedupe_window must be positive' USING ERRCODE = 'S3400';
     END IF;
     SELECT * INTO v_config FROM @schema@.stream_config c FOR UPDATE;
-    IF coalesce(p_dedupe_window, v_config.dedupe_window) > coalesce(p_retention, v_config.retention) THEN
-        RAISE EXCEPTION 'dedupe_window (%) must not exceed retention (%)', coalesce(p_dedupe_window, v_config.dedupe_window),
+    IF p_dedupe_window > coalesce(p_retention, v_config.retention) THEN
+        RAISE EXCEPTION 'dedupe_window (%) must not exceed retention (%)', p_dedupe_window,
             coalesce(p_retention, v_config.retention) USING ERRCODE = 'S3400';
     END IF;
     RETURN QUERY
     UPDATE @schema@.stream_config c
     SET max_retries = coalesce(p_max_retries, c.max_retries), retention = coalesce(p_retention, c.retention),
         dedupe_window = coalesce(p_dedupe_window, c.dedupe_window)
-    RETURNING c.max_retries, c.retention, c.dedupe_window;
+    RETURNING c.max_retries, c.retention, least(c.dedupe_window, c.retention);
 END
 $fn$;
 

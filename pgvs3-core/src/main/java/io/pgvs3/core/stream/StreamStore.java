@@ -260,13 +260,7 @@ public class StreamStore {
      */
     public StreamBatch receive(String queue, String consumer, String member, int max) {
         QueueName name = QueueName.of(queue);
-        requireName(consumer, "consumer");
-        if (member != null) {
-            requireName(member, "member");
-        }
-        if (max < 1 || max > MAX_RECEIVE) {
-            throw Pgvs3Exception.invalidRequest("max must be between 1 and " + MAX_RECEIVE, "max");
-        }
+        requireReceiver(consumer, member, max);
         String sql = "SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_receive") + "(?, ?, ?, NULL)";
         ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
         return existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
@@ -280,6 +274,13 @@ public class StreamStore {
      */
     public StreamBatch ackAndReceive(String queue, long batchId, String consumer, String member, int max) {
         QueueName name = QueueName.of(queue);
+        requireReceiver(consumer, member, max);
+        String sql = "SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_ack_receive") + "(?, ?, ?, ?)";
+        ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
+        return existing(name, () -> jdbc.query(sql, extractor, batchId, consumer, member, max));
+    }
+
+    private static void requireReceiver(String consumer, String member, int max) {
         requireName(consumer, "consumer");
         if (member != null) {
             requireName(member, "member");
@@ -287,9 +288,6 @@ public class StreamStore {
         if (max < 1 || max > MAX_RECEIVE) {
             throw Pgvs3Exception.invalidRequest("max must be between 1 and " + MAX_RECEIVE, "max");
         }
-        String sql = "SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_ack_receive") + "(?, ?, ?, ?)";
-        ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
-        return existing(name, () -> jdbc.query(sql, extractor, batchId, consumer, member, max));
     }
 
     /** Acks a batch: true when acked now, false when it was acked before; an unknown batch is {@code not_found}. */
@@ -351,7 +349,8 @@ public class StreamStore {
     public StreamConfig config(String queue) {
         QueueName name = QueueName.of(queue);
         return existing(name, () -> jdbc.queryForObject(
-                "SELECT max_retries, extract(epoch FROM retention), extract(epoch FROM dedupe_window) FROM "
+                "SELECT max_retries, extract(epoch FROM retention),"
+                        + " extract(epoch FROM least(dedupe_window, retention)) FROM "
                         + Identifiers.qualify(name.schema(), "stream_config"),
                 StreamStore::config));
     }
@@ -362,8 +361,8 @@ public class StreamStore {
     }
 
     /**
-     * Updates the settings that are not null and returns the result; the dedupe window must not exceed the
-     * retention.
+     * Updates the settings that are not null and returns the result. A dedupe window given here must not exceed the
+     * retention; a shorter retention is always accepted and caps the window in effect (the one returned).
      */
     public StreamConfig updateConfig(String queue, Integer maxRetries, Duration retention, Duration dedupeWindow) {
         QueueName name = QueueName.of(queue);

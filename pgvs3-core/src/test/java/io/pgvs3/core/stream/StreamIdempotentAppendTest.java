@@ -126,7 +126,13 @@ class StreamIdempotentAppendTest extends StreamTestSupport {
                 .isInstanceOfSatisfying(Pgvs3Exception.class,
                         ex -> assertThat(ex.getMessage()).contains("must not exceed retention"));
         streams.updateConfig(queue, null, null, Duration.ofHours(1));
-        assertThatThrownBy(() -> streams.updateConfig(queue, null, Duration.ofMinutes(30), null))
+        // a shorter retention is accepted and caps the window in effect; a longer one lifts the cap again
+        StreamConfig shorter = streams.updateConfig(queue, null, Duration.ofMinutes(30), null);
+        assertThat(shorter.dedupeWindow()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(streams.config(queue).dedupeWindow()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(streams.updateConfig(queue, null, Duration.ofHours(2), null).dedupeWindow())
+                .isEqualTo(Duration.ofHours(1));
+        assertThatThrownBy(() -> streams.updateConfig(queue, null, Duration.ofMinutes(20), Duration.ofMinutes(25)))
                 .isInstanceOf(Pgvs3Exception.class);
         StreamConfig both = streams.updateConfig(queue, null, Duration.ofMinutes(30), Duration.ofMinutes(10));
         assertThat(both.retention()).isEqualTo(Duration.ofMinutes(30));

@@ -71,10 +71,15 @@ class StreamIdempotentRoutesTest extends ServerTestSupport {
         Response updated = http.post("/ojs/v1/queues/idemconfig/config", Map.of("dedupe_window", "1h"));
         assertThat(updated.status()).as(updated.toString()).isEqualTo(200);
         assertThat(updated.json().path("config").path("dedupe_window").asString()).isEqualTo("PT1H");
-        Response tooLong = http.post("/ojs/v1/queues/idemconfig/config", Map.of("retention", "30m"));
+        Response tooLong = http.post("/ojs/v1/queues/idemconfig/config",
+                Map.of("retention", "2h", "dedupe_window", "3h"));
         assertThat(tooLong.status()).isEqualTo(400);
         assertThat(tooLong.errorCode()).isEqualTo("invalid_request");
         assertThat(http.get("/ojs/v1/queues/idemconfig/config").json().path("config").path("retention_ms").asLong())
                 .isEqualTo(7L * 24 * 3600 * 1000);
+        // a retention shorter than the window is accepted and caps it
+        Response shorter = http.post("/ojs/v1/queues/idemconfig/config", Map.of("retention", "2s"));
+        assertThat(shorter.status()).as(shorter.toString()).isEqualTo(200);
+        assertThat(shorter.json().path("config").path("dedupe_window_ms").asLong()).isEqualTo(2_000);
     }
 }
