@@ -47,7 +47,7 @@ class StreamBadInputTest extends ServerTestSupport {
                         Map.of("type", "t", "payload", 1, "dedupe_key", ""))), 400, "invalid_request"),
                 post("/ojs/v1/queues/bad/config", Map.of("dedupe_window", "0s"), 400, "invalid_request"),
                 post("/ojs/v1/queues/bad/config", Map.of("dedupe_window", "30d"), 400, "invalid_request"),
-                post("/ojs/v1/queues/bad/config", Map.of("retention", "1m"), 400, "invalid_request"),
+                post("/ojs/v1/queues/bad/config", Map.of("retention", "1m", "dedupe_window", "2m"), 400, "invalid_request"),
                 post("/ojs/v1/queues/bad/messages/batch", Map.of("messages", List.of()), 400, "invalid_request"),
                 post("/ojs/v1/queues/bad/messages/batch", Map.of("messages", Collections.nCopies(1001, ok)), 400,
                         "invalid_request"),
