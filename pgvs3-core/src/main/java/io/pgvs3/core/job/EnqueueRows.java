@@ -29,9 +29,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Jobs without unique keys bound for one queue, inserted by one call of the queue's {@code enqueue_rows} function
- * with one array per column. The function answers only the transaction's {@code now()}: everything else about the
- * new jobs is known here, so their envelopes are built here, equal to what {@code get_job} answers for them (see
- * {@link JsonbNodes}), instead of being computed, sent and parsed once per job.
+ * with one array per column (a single job by {@code enqueue_job}, with one parameter per column). The function
+ * answers only the transaction's {@code now()} and whether it notified: everything else about the new jobs is known
+ * here, so their envelopes are built here, equal to what {@code get_job} answers for them (see {@link JsonbNodes}),
+ * instead of being computed, sent and parsed once per job.
  */
 final class EnqueueRows {
 
@@ -128,22 +129,62 @@ final class EnqueueRows {
 
     /**
      * Inserts the jobs in one statement (all or none: an id that exists already fails it) and answers them by their
-     * {@code ord}. With {@code notify}, the insert notifies the queue's channel itself.
+     * {@code ord}, and whether the insert notified the queue's channel itself. One job goes through
+     * {@code enqueue_job}, with one parameter per column; more through {@code enqueue_rows}, with one array per
+     * column.
      */
-    Map<Integer, EnqueueOutcome> insert(JdbcTemplate jdbc, boolean notify) {
-        String sql = "SELECT " + Identifiers.quote(queue.schema()) + ".enqueue_rows(?, ?, ?::jsonb, ?::jsonb,"
-                + " ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?)";
-        List<Instant> now = jdbc.query(connection -> statement(connection, sql, notify),
-                (rs, row) -> rs.getObject(1, OffsetDateTime.class).toInstant());
-        JsonNode timestamp = NODES.stringNode(JobRows.timestamp(now.get(0)));
+    Inserted insert(JdbcTemplate jdbc, EnqueueNotification notification) {
+        String schema = Identifiers.quote(queue.schema());
+        String sql = rows.size() == 1
+                ? "SELECT e.enqueue_time, e.notified FROM " + schema + ".enqueue_job(?, ?, ?::jsonb, ?::jsonb, ?::jsonb,"
+                        + " ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?::timestamptz, ?::timestamptz, ?, ?) e"
+                : "SELECT e.enqueue_time, e.notified FROM " + schema + ".enqueue_rows(?, ?, ?::jsonb, ?::jsonb,"
+                        + " ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) e";
+        List<Result> results = jdbc.query(
+                connection -> rows.size() == 1 ? singleStatement(connection, sql, notification)
+                        : statement(connection, sql, notification),
+                (rs, row) -> new Result(rs.getObject(1, OffsetDateTime.class).toInstant(), rs.getBoolean(2)));
+        Instant now = results.get(0).now();
+        JsonNode timestamp = NODES.stringNode(JobRows.timestamp(now));
         Map<Integer, EnqueueOutcome> inserted = new HashMap<>(rows.size() * 2);
         for (Row row : rows) {
-            inserted.put(row.ord(), new EnqueueOutcome(job(row, now.get(0), timestamp), true));
+            inserted.put(row.ord(), new EnqueueOutcome(job(row, now, timestamp), true));
         }
-        return inserted;
+        return new Inserted(inserted, results.get(0).notified());
     }
 
-    private PreparedStatement statement(Connection connection, String sql, boolean notify) throws SQLException {
+    /** The jobs inserted, by their position in the caller's list, and whether the insert notified their queue. */
+    record Inserted(Map<Integer, EnqueueOutcome> outcomes, boolean notified) {
+    }
+
+    private record Result(Instant now, boolean notified) {
+    }
+
+    private PreparedStatement singleStatement(Connection connection, String sql, EnqueueNotification notification)
+            throws SQLException {
+        Row row = rows.get(0);
+        NewJob job = row.job();
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setObject(1, UUID.fromString(row.id()));
+        statement.setString(2, job.type());
+        statement.setString(3, job.argsJson());
+        statement.setString(4, row.meta() == null ? null : job.metaJson());
+        statement.setString(5, row.options() == null ? null : job.optionsJson());
+        statement.setString(6, row.extra() == null ? null : job.extraJson());
+        statement.setInt(7, job.priority());
+        statement.setInt(8, job.retry().maxAttempts());
+        statement.setString(9, retryJson.get(row.retry()));
+        statement.setObject(10, job.timeout() == null ? null : job.timeout().toMillis(), Types.BIGINT);
+        statement.setObject(11, job.visibilityTimeout() == null ? null : job.visibilityTimeout().toMillis(), Types.BIGINT);
+        statement.setString(12, row.scheduledAt() == null ? null : row.scheduledAt().toString());
+        statement.setString(13, row.expiresAt() == null ? null : row.expiresAt().toString());
+        statement.setObject(14, rateLimit, Types.DOUBLE);
+        statement.setInt(15, notification.code());
+        return statement;
+    }
+
+    private PreparedStatement statement(Connection connection, String sql, EnqueueNotification notification)
+            throws SQLException {
         int size = rows.size();
         UUID[] ids = new UUID[size];
         String[] types = new String[size];
@@ -192,7 +233,7 @@ final class EnqueueRows {
         statement.setArray(13, connection.createArrayOf("timestamptz", scheduled));
         statement.setArray(14, connection.createArrayOf("timestamptz", expires));
         statement.setObject(15, rateLimit, Types.DOUBLE);
-        statement.setBoolean(16, notify);
+        statement.setInt(16, notification.code());
         return statement;
     }
 

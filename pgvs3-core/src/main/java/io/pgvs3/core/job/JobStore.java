@@ -48,7 +48,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>
  * After an enqueue that makes a job available commits, a notification with payload {@code jobs} follows on the
  * channel named like the queue's schema, {@code s3q_<queue>}, so listeners can wake without polling: sent by the
- * enqueue's own transaction when it runs inside a caller's transaction, else right after its commit. Releases, requeues and expired leases notify the same channel.
+ * enqueue's own transaction when it runs inside a caller's transaction or when no other enqueue is notifying from
+ * its transaction at the same time, else right after its commit. Releases, requeues and expired leases notify the
+ * same channel.
  */
 public class JobStore {
 
@@ -93,7 +95,7 @@ public class JobStore {
         this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), requests -> executeAcks(requests, true));
         this.notifier = new QueueNotifier(jdbc, "jobs");
         this.eventStreams = new JobEventStreams(jdbc, catalog);
-        catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
+        catalog.onDrop(queue -> jdbc.queryForObject("SELECT s3p.forget_job_locations(?)", Long.class, queue.value()));
     }
 
     public JobStoreSettings settings() {
@@ -154,45 +156,55 @@ public class JobStore {
         return enqueueGrouped(jobs.size(), rows, this::insertRows, true);
     }
 
-    /** Inserts one group of jobs into one queue; answers the outcomes by the jobs' positions (1-based). */
+    /**
+     * Inserts one group of jobs into one queue; answers the outcomes by the jobs' positions (1-based) and whether the
+     * insert notified the queue's channel itself.
+     */
     private interface GroupInsert<G> {
 
-        Map<Integer, EnqueueOutcome> insert(QueueName queue, G group, boolean notify);
+        EnqueueRows.Inserted insert(QueueName queue, G group, EnqueueNotification notification);
     }
 
     private <G> List<EnqueueOutcome> enqueueGrouped(int size, Map<QueueName, G> groups, GroupInsert<G> inserter,
             boolean atomicInsert) {
-        // inside a caller's transaction the enqueue notifies at its commit; otherwise listeners are woken once the
-        // jobs committed, outside the writing transaction (see QueueNotifier)
+        // inside a caller's transaction the enqueue notifies at its commit; otherwise the lone insert notifies from
+        // its own transaction unless another one is doing so, and listeners of every queue not notified that way are
+        // woken once the jobs committed, outside the writing transaction (see QueueNotifier)
         boolean callersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
         List<EnqueueOutcome> outcomes;
+        Set<String> notified = new HashSet<>();
         if (groups.size() == 1 && !callersTransaction && atomicInsert) {
             Map.Entry<QueueName, G> only = groups.entrySet().iterator().next();
-            outcomes = ordered(size,
-                    catalog.withQueue(only.getKey(), () -> inserter.insert(only.getKey(), only.getValue(), false)));
+            EnqueueRows.Inserted inserted = catalog.withQueue(only.getKey(),
+                    () -> inserter.insert(only.getKey(), only.getValue(), EnqueueNotification.UNLESS_BUSY));
+            if (inserted.notified()) {
+                notified.add(only.getKey().value());
+            }
+            outcomes = ordered(size, inserted.outcomes());
         }
         else {
+            EnqueueNotification notification = callersTransaction ? EnqueueNotification.ALWAYS : EnqueueNotification.NEVER;
             outcomes = transactions.execute(status -> {
                 Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
                 groups.forEach((queue, group) -> {
                     catalog.ensure(queue);
-                    inserted.putAll(inserter.insert(queue, group, callersTransaction));
+                    inserted.putAll(inserter.insert(queue, group, notification).outcomes());
                 });
                 return ordered(size, inserted);
             });
         }
         if (!callersTransaction) {
             outcomes.stream().filter(outcome -> outcome.created() && outcome.job().state() == JobState.AVAILABLE)
-                    .map(outcome -> outcome.job().queue()).distinct()
+                    .map(outcome -> outcome.job().queue()).distinct().filter(queue -> !notified.contains(queue))
                     .forEach(queue -> notifier.signal(NotificationHub.channelFor(QueueName.of(queue))));
         }
         eventStreams.transitioned();
         return outcomes;
     }
 
-    private Map<Integer, EnqueueOutcome> insertRows(QueueName queue, EnqueueRows rows, boolean notify) {
+    private EnqueueRows.Inserted insertRows(QueueName queue, EnqueueRows rows, EnqueueNotification notification) {
         try {
-            return rows.insert(jdbc, notify);
+            return rows.insert(jdbc, notification);
         }
         catch (DataAccessException ex) {
             SQLException sql = sqlException(ex);
@@ -209,7 +221,8 @@ public class JobStore {
         }
     }
 
-    private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec, boolean notify) {
+    private EnqueueRows.Inserted insert(QueueName queue, ArrayNode spec, EnqueueNotification notification) {
+        boolean notify = notification == EnqueueNotification.ALWAYS;
         Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
         try {
             jdbc.query("SELECT e.ord, e.job::text, e.created FROM " + Identifiers.quote(queue.schema())
@@ -232,7 +245,7 @@ public class JobStore {
                 throw duplicate(job.get("id").asString());
             }
         }
-        return inserted;
+        return new EnqueueRows.Inserted(inserted, notify);
     }
 
     private static List<EnqueueOutcome> ordered(int size, Map<Integer, EnqueueOutcome> byOrd) {
