@@ -8,11 +8,13 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.RandomAccess;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -128,8 +130,8 @@ final class EnqueueRows {
     }
 
     /**
-     * Inserts the jobs in one statement (all or none: an id that exists already fails it) and answers them by their
-     * {@code ord}, and whether the insert notified the queue's channel itself. One job goes through
+     * Inserts the jobs in one statement (all or none: an id that exists already fails it) and answers them, and
+     * whether the insert notified the queue's channel itself. One job goes through
      * {@code enqueue_job}, with one parameter per column; more through {@code enqueue_rows}, with one array per
      * column.
      */
@@ -144,17 +146,60 @@ final class EnqueueRows {
                 connection -> rows.size() == 1 ? singleStatement(connection, sql, notification)
                         : statement(connection, sql, notification),
                 (rs, row) -> new Result(rs.getObject(1, OffsetDateTime.class).toInstant(), rs.getBoolean(2)));
-        Instant now = results.get(0).now();
-        JsonNode timestamp = NODES.stringNode(JobRows.timestamp(now));
-        Map<Integer, EnqueueOutcome> inserted = new HashMap<>(rows.size() * 2);
-        for (Row row : rows) {
-            inserted.put(row.ord(), new EnqueueOutcome(job(row, now, timestamp), true));
-        }
-        return new Inserted(inserted, results.get(0).notified());
+        return new Inserted(new Outcomes(results.get(0).now()), results.get(0).notified());
     }
 
-    /** The jobs inserted, by their position in the caller's list, and whether the insert notified their queue. */
-    record Inserted(Map<Integer, EnqueueOutcome> outcomes, boolean notified) {
+    /**
+     * The jobs inserted, in the order they were added, and whether the insert notified their queue. Each job is
+     * built when it is first read: a caller that only needs to know the insert held (a batch enqueue whose result is
+     * dropped) does not pay for a thousand envelopes.
+     */
+    record Inserted(Outcomes outcomes, boolean notified) {
+
+        /** Every outcome by the job's position in the caller's list. */
+        Map<Integer, EnqueueOutcome> byOrd() {
+            Map<Integer, EnqueueOutcome> byOrd = new HashMap<>(outcomes.size() * 2);
+            for (int i = 0; i < outcomes.size(); i++) {
+                byOrd.put(outcomes.ord(i), outcomes.get(i));
+            }
+            return byOrd;
+        }
+    }
+
+    /** The outcomes of the inserted jobs in the order they were added, each built on first access. */
+    final class Outcomes extends AbstractList<EnqueueOutcome> implements RandomAccess {
+
+        private final Instant now;
+        private final JsonNode timestamp;
+        private final EnqueueOutcome[] built;
+
+        private Outcomes(Instant now) {
+            this.now = now;
+            this.timestamp = NODES.stringNode(JobRows.timestamp(now));
+            this.built = new EnqueueOutcome[rows.size()];
+        }
+
+        @Override
+        public synchronized EnqueueOutcome get(int index) {
+            if (built[index] == null) {
+                built[index] = new EnqueueOutcome(job(rows.get(index), now, timestamp), true);
+            }
+            return built[index];
+        }
+
+        @Override
+        public int size() {
+            return built.length;
+        }
+
+        int ord(int index) {
+            return rows.get(index).ord();
+        }
+
+        /** Whether some job is available at once (not scheduled for later), without building the jobs. */
+        boolean anyAvailable() {
+            return rows.stream().anyMatch(row -> !scheduledLater(row, now));
+        }
     }
 
     private record Result(Instant now, boolean notified) {
@@ -246,7 +291,7 @@ final class EnqueueRows {
     /** The job as {@code get_job} answers it right after the insert at {@code now}. */
     private Job job(Row row, Instant now, JsonNode timestamp) {
         NewJob job = row.job();
-        boolean scheduled = row.scheduledAt() != null && row.scheduledAt().isAfter(now);
+        boolean scheduled = scheduledLater(row, now);
         JobState state = scheduled ? JobState.SCHEDULED : JobState.AVAILABLE;
         ObjectNode envelope = envelope(row, state, timestamp);
         return new Job(row.id(), job.type(), queue.value(), state, row.args().toString(), 0, job.retry().maxAttempts(),
@@ -310,6 +355,14 @@ final class EnqueueRows {
             }
         }
         return new ObjectNode(NODES, ordered);
+    }
+
+    private static boolean scheduledLater(Row row, Instant now) {
+        return row.scheduledAt() != null && row.scheduledAt().isAfter(now);
+    }
+
+    QueueName queue() {
+        return queue;
     }
 
     /** PostgreSQL keeps microseconds; truncated here, the value stored and the one shown are the same. */

@@ -87,6 +87,17 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
     }
 
     @Test
+    void theJobsABatchAnswersAreTheJobsAsEnqueuedWhenReadLater() {
+        List<Job> enqueued = store.enqueueBatch(List.of(NewJob.builder("envelope.later").queue("envelopes-later").build(),
+                NewJob.builder("envelope.later").queue("envelopes-later").build()));
+        assertThat(store.fetch(List.of("envelopes-later"), 10, "w", null)).hasSize(2);
+
+        assertThat(enqueued).extracting(Job::state).containsExactly(JobState.AVAILABLE, JobState.AVAILABLE);
+        assertThat(enqueued).extracting(Job::attempt).containsExactly(0, 0);
+        assertThat(enqueued.get(1)).isSameAs(enqueued.get(1));
+    }
+
+    @Test
     void oneJobAndJobsInACallersTransactionGiveTheEnvelopeAReadAnswers() {
         assertSameAsRead(store.enqueue(NewJob.builder("envelope.single").args(TRICKY_ARGS).build()));
         TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
