@@ -8,11 +8,13 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.RandomAccess;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -29,9 +31,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Jobs without unique keys bound for one queue, inserted by one call of the queue's {@code enqueue_rows} function
- * with one array per column. The function answers only the transaction's {@code now()}: everything else about the
- * new jobs is known here, so their envelopes are built here, equal to what {@code get_job} answers for them (see
- * {@link JsonbNodes}), instead of being computed, sent and parsed once per job.
+ * with one array per column (a single job by {@code enqueue_job}, with one parameter per column). The function
+ * answers only the transaction's {@code now()} and whether it notified: everything else about the new jobs is known
+ * here, so their envelopes are built here, equal to what {@code get_job} answers for them (see {@link JsonbNodes}),
+ * instead of being computed, sent and parsed once per job.
  */
 final class EnqueueRows {
 
@@ -127,23 +130,106 @@ final class EnqueueRows {
     }
 
     /**
-     * Inserts the jobs in one statement (all or none: an id that exists already fails it) and answers them by their
-     * {@code ord}. With {@code notify}, the insert notifies the queue's channel itself.
+     * Inserts the jobs in one statement (all or none: an id that exists already fails it) and answers them, and
+     * whether the insert notified the queue's channel itself. One job goes through
+     * {@code enqueue_job}, with one parameter per column; more through {@code enqueue_rows}, with one array per
+     * column.
      */
-    Map<Integer, EnqueueOutcome> insert(JdbcTemplate jdbc, boolean notify) {
-        String sql = "SELECT " + Identifiers.quote(queue.schema()) + ".enqueue_rows(?, ?, ?::jsonb, ?::jsonb,"
-                + " ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?)";
-        List<Instant> now = jdbc.query(connection -> statement(connection, sql, notify),
-                (rs, row) -> rs.getObject(1, OffsetDateTime.class).toInstant());
-        JsonNode timestamp = NODES.stringNode(JobRows.timestamp(now.get(0)));
-        Map<Integer, EnqueueOutcome> inserted = new HashMap<>(rows.size() * 2);
-        for (Row row : rows) {
-            inserted.put(row.ord(), new EnqueueOutcome(job(row, now.get(0), timestamp), true));
-        }
-        return inserted;
+    Inserted insert(JdbcTemplate jdbc, EnqueueNotification notification) {
+        String schema = Identifiers.quote(queue.schema());
+        String sql = rows.size() == 1
+                ? "SELECT e.enqueue_time, e.notified FROM " + schema + ".enqueue_job(?, ?, ?::jsonb, ?::jsonb, ?::jsonb,"
+                        + " ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?::timestamptz, ?::timestamptz, ?, ?) e"
+                : "SELECT e.enqueue_time, e.notified FROM " + schema + ".enqueue_rows(?, ?, ?::jsonb, ?::jsonb,"
+                        + " ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) e";
+        List<Result> results = jdbc.query(
+                connection -> rows.size() == 1 ? singleStatement(connection, sql, notification)
+                        : statement(connection, sql, notification),
+                (rs, row) -> new Result(rs.getObject(1, OffsetDateTime.class).toInstant(), rs.getBoolean(2)));
+        return new Inserted(new Outcomes(results.get(0).now()), results.get(0).notified());
     }
 
-    private PreparedStatement statement(Connection connection, String sql, boolean notify) throws SQLException {
+    /**
+     * The jobs inserted, in the order they were added, and whether the insert notified their queue. Each job is
+     * built when it is first read: a caller that only needs to know the insert held (a batch enqueue whose result is
+     * dropped) does not pay for a thousand envelopes.
+     */
+    record Inserted(Outcomes outcomes, boolean notified) {
+
+        /** Every outcome by the job's position in the caller's list. */
+        Map<Integer, EnqueueOutcome> byOrd() {
+            Map<Integer, EnqueueOutcome> byOrd = new HashMap<>(outcomes.size() * 2);
+            for (int i = 0; i < outcomes.size(); i++) {
+                byOrd.put(outcomes.ord(i), outcomes.get(i));
+            }
+            return byOrd;
+        }
+    }
+
+    /** The outcomes of the inserted jobs in the order they were added, each built on first access. */
+    final class Outcomes extends AbstractList<EnqueueOutcome> implements RandomAccess {
+
+        private final Instant now;
+        private final JsonNode timestamp;
+        private final EnqueueOutcome[] built;
+
+        private Outcomes(Instant now) {
+            this.now = now;
+            this.timestamp = NODES.stringNode(JobRows.timestamp(now));
+            this.built = new EnqueueOutcome[rows.size()];
+        }
+
+        @Override
+        public synchronized EnqueueOutcome get(int index) {
+            if (built[index] == null) {
+                built[index] = new EnqueueOutcome(job(rows.get(index), now, timestamp), true);
+            }
+            return built[index];
+        }
+
+        @Override
+        public int size() {
+            return built.length;
+        }
+
+        int ord(int index) {
+            return rows.get(index).ord();
+        }
+
+        /** Whether some job is available at once (not scheduled for later), without building the jobs. */
+        boolean anyAvailable() {
+            return rows.stream().anyMatch(row -> !scheduledLater(row, now));
+        }
+    }
+
+    private record Result(Instant now, boolean notified) {
+    }
+
+    private PreparedStatement singleStatement(Connection connection, String sql, EnqueueNotification notification)
+            throws SQLException {
+        Row row = rows.get(0);
+        NewJob job = row.job();
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setObject(1, UUID.fromString(row.id()));
+        statement.setString(2, job.type());
+        statement.setString(3, job.argsJson());
+        statement.setString(4, row.meta() == null ? null : job.metaJson());
+        statement.setString(5, row.options() == null ? null : job.optionsJson());
+        statement.setString(6, row.extra() == null ? null : job.extraJson());
+        statement.setInt(7, job.priority());
+        statement.setInt(8, job.retry().maxAttempts());
+        statement.setString(9, retryJson.get(row.retry()));
+        statement.setObject(10, job.timeout() == null ? null : job.timeout().toMillis(), Types.BIGINT);
+        statement.setObject(11, job.visibilityTimeout() == null ? null : job.visibilityTimeout().toMillis(), Types.BIGINT);
+        statement.setString(12, row.scheduledAt() == null ? null : row.scheduledAt().toString());
+        statement.setString(13, row.expiresAt() == null ? null : row.expiresAt().toString());
+        statement.setObject(14, rateLimit, Types.DOUBLE);
+        statement.setInt(15, notification.code());
+        return statement;
+    }
+
+    private PreparedStatement statement(Connection connection, String sql, EnqueueNotification notification)
+            throws SQLException {
         int size = rows.size();
         UUID[] ids = new UUID[size];
         String[] types = new String[size];
@@ -192,7 +278,7 @@ final class EnqueueRows {
         statement.setArray(13, connection.createArrayOf("timestamptz", scheduled));
         statement.setArray(14, connection.createArrayOf("timestamptz", expires));
         statement.setObject(15, rateLimit, Types.DOUBLE);
-        statement.setBoolean(16, notify);
+        statement.setInt(16, notification.code());
         return statement;
     }
 
@@ -205,7 +291,7 @@ final class EnqueueRows {
     /** The job as {@code get_job} answers it right after the insert at {@code now}. */
     private Job job(Row row, Instant now, JsonNode timestamp) {
         NewJob job = row.job();
-        boolean scheduled = row.scheduledAt() != null && row.scheduledAt().isAfter(now);
+        boolean scheduled = scheduledLater(row, now);
         JobState state = scheduled ? JobState.SCHEDULED : JobState.AVAILABLE;
         ObjectNode envelope = envelope(row, state, timestamp);
         return new Job(row.id(), job.type(), queue.value(), state, row.args().toString(), 0, job.retry().maxAttempts(),
@@ -269,6 +355,14 @@ final class EnqueueRows {
             }
         }
         return new ObjectNode(NODES, ordered);
+    }
+
+    private static boolean scheduledLater(Row row, Instant now) {
+        return row.scheduledAt() != null && row.scheduledAt().isAfter(now);
+    }
+
+    QueueName queue() {
+        return queue;
     }
 
     /** PostgreSQL keeps microseconds; truncated here, the value stored and the one shown are the same. */

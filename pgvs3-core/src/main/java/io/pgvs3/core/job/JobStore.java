@@ -4,6 +4,7 @@ import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.RandomAccess;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -48,7 +50,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>
  * After an enqueue that makes a job available commits, a notification with payload {@code jobs} follows on the
  * channel named like the queue's schema, {@code s3q_<queue>}, so listeners can wake without polling: sent by the
- * enqueue's own transaction when it runs inside a caller's transaction, else right after its commit. Releases, requeues and expired leases notify the same channel.
+ * enqueue's own transaction when it runs inside a caller's transaction or when no other enqueue is notifying from
+ * its transaction at the same time, else right after its commit. Releases, requeues and expired leases notify the
+ * same channel.
  */
 public class JobStore {
 
@@ -93,7 +97,7 @@ public class JobStore {
         this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), requests -> executeAcks(requests, true));
         this.notifier = new QueueNotifier(jdbc, "jobs");
         this.eventStreams = new JobEventStreams(jdbc, catalog);
-        catalog.onDrop(queue -> jdbc.update("DELETE FROM s3p.job_locator WHERE queue = ?", queue.value()));
+        catalog.onDrop(queue -> jdbc.queryForObject("SELECT s3p.forget_job_locations(?)", Long.class, queue.value()));
     }
 
     public JobStoreSettings settings() {
@@ -119,7 +123,7 @@ public class JobStore {
      * batch with 409 {@code duplicate}.
      */
     public List<Job> enqueueBatch(List<NewJob> jobs) {
-        return enqueueAll(jobs).stream().map(EnqueueOutcome::job).toList();
+        return new JobsOf(enqueueAll(jobs));
     }
 
     private List<EnqueueOutcome> enqueueAll(List<NewJob> jobs) {
@@ -144,43 +148,48 @@ public class JobStore {
                 NewJob job = jobs.get(i);
                 specs.computeIfAbsent(job.queue(), q -> mapper.createArrayNode()).add(spec(job, jobIds.get(i), i + 1));
             }
-            return enqueueGrouped(jobs.size(), specs, this::insert, false);
+            return enqueueGrouped(jobs.size(), specs, this::insert);
         }
         Map<QueueName, EnqueueRows> rows = new LinkedHashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
             NewJob job = jobs.get(i);
             rows.computeIfAbsent(job.queue(), q -> new EnqueueRows(mapper, q)).add(i + 1, job, jobIds.get(i));
         }
-        return enqueueGrouped(jobs.size(), rows, this::insertRows, true);
+        if (rows.size() > 1 || TransactionSynchronizationManager.isActualTransactionActive()) {
+            return enqueueGrouped(jobs.size(), rows, (queue, group, notification) -> insertRows(group, notification).byOrd());
+        }
+        // one statement in a transaction of its own: it notifies the queue itself unless another enqueue is doing so,
+        // else listeners are woken once the jobs committed, outside the writing transaction (see QueueNotifier)
+        EnqueueRows group = rows.values().iterator().next();
+        EnqueueRows.Inserted inserted = catalog.withQueue(group.queue(),
+                () -> insertRows(group, EnqueueNotification.UNLESS_BUSY));
+        if (!inserted.notified() && inserted.outcomes().anyAvailable()) {
+            notifier.signal(NotificationHub.channelFor(group.queue()));
+        }
+        eventStreams.transitioned();
+        return inserted.outcomes();
     }
 
     /** Inserts one group of jobs into one queue; answers the outcomes by the jobs' positions (1-based). */
     private interface GroupInsert<G> {
 
-        Map<Integer, EnqueueOutcome> insert(QueueName queue, G group, boolean notify);
+        Map<Integer, EnqueueOutcome> insert(QueueName queue, G group, EnqueueNotification notification);
     }
 
-    private <G> List<EnqueueOutcome> enqueueGrouped(int size, Map<QueueName, G> groups, GroupInsert<G> inserter,
-            boolean atomicInsert) {
+    /** Inserts groups of jobs in one transaction, the caller's if there is one. */
+    private <G> List<EnqueueOutcome> enqueueGrouped(int size, Map<QueueName, G> groups, GroupInsert<G> inserter) {
         // inside a caller's transaction the enqueue notifies at its commit; otherwise listeners are woken once the
         // jobs committed, outside the writing transaction (see QueueNotifier)
         boolean callersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
-        List<EnqueueOutcome> outcomes;
-        if (groups.size() == 1 && !callersTransaction && atomicInsert) {
-            Map.Entry<QueueName, G> only = groups.entrySet().iterator().next();
-            outcomes = ordered(size,
-                    catalog.withQueue(only.getKey(), () -> inserter.insert(only.getKey(), only.getValue(), false)));
-        }
-        else {
-            outcomes = transactions.execute(status -> {
-                Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
-                groups.forEach((queue, group) -> {
-                    catalog.ensure(queue);
-                    inserted.putAll(inserter.insert(queue, group, callersTransaction));
-                });
-                return ordered(size, inserted);
+        EnqueueNotification notification = callersTransaction ? EnqueueNotification.ALWAYS : EnqueueNotification.NEVER;
+        List<EnqueueOutcome> outcomes = transactions.execute(status -> {
+            Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
+            groups.forEach((queue, group) -> {
+                catalog.ensure(queue);
+                inserted.putAll(inserter.insert(queue, group, notification));
             });
-        }
+            return ordered(size, inserted);
+        });
         if (!callersTransaction) {
             outcomes.stream().filter(outcome -> outcome.created() && outcome.job().state() == JobState.AVAILABLE)
                     .map(outcome -> outcome.job().queue()).distinct()
@@ -190,9 +199,9 @@ public class JobStore {
         return outcomes;
     }
 
-    private Map<Integer, EnqueueOutcome> insertRows(QueueName queue, EnqueueRows rows, boolean notify) {
+    private EnqueueRows.Inserted insertRows(EnqueueRows rows, EnqueueNotification notification) {
         try {
-            return rows.insert(jdbc, notify);
+            return rows.insert(jdbc, notification);
         }
         catch (DataAccessException ex) {
             SQLException sql = sqlException(ex);
@@ -209,7 +218,8 @@ public class JobStore {
         }
     }
 
-    private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec, boolean notify) {
+    private Map<Integer, EnqueueOutcome> insert(QueueName queue, ArrayNode spec, EnqueueNotification notification) {
+        boolean notify = notification == EnqueueNotification.ALWAYS;
         Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
         try {
             jdbc.query("SELECT e.ord, e.job::text, e.created FROM " + Identifiers.quote(queue.schema())
@@ -735,5 +745,25 @@ public class JobStore {
                 : "is " + job.state().wireValue() + ", not active";
         return new Pgvs3Exception(ErrorCode.CONFLICT, "job " + job.id() + " cannot be " + action + ": it " + reason,
                 Map.of("job_id", job.id(), "state", job.state().wireValue()));
+    }
+
+    /** The jobs of enqueue outcomes, each read from its outcome when asked for. */
+    private static final class JobsOf extends AbstractList<Job> implements RandomAccess {
+
+        private final List<EnqueueOutcome> outcomes;
+
+        JobsOf(List<EnqueueOutcome> outcomes) {
+            this.outcomes = outcomes;
+        }
+
+        @Override
+        public Job get(int index) {
+            return outcomes.get(index).job();
+        }
+
+        @Override
+        public int size() {
+            return outcomes.size();
+        }
     }
 }

@@ -32,9 +32,38 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
 
     @Test
     void everyOptionGivesTheEnvelopeAReadAnswers() {
+        List<NewJob> jobs = jobsWithEveryOption();
+
+        List<Job> enqueued = store.enqueueBatch(jobs);
+
+        assertThat(enqueued).hasSize(jobs.size());
+        for (Job job : enqueued) {
+            assertSameAsRead(job);
+        }
+        assertThat(enqueued.get(1).state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(enqueued.get(1).envelope().has("scheduled_at")).isTrue();
+        assertThat(enqueued.get(2).state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(enqueued.get(2).envelope().has("scheduled_at")).isFalse();
+        assertThat(enqueued.get(3).envelope().get("tags").isNull()).isTrue();
+    }
+
+    @Test
+    void everyOptionOfAJobEnqueuedAloneGivesTheEnvelopeAReadAnswers() {
+        List<Job> enqueued = jobsWithEveryOption().stream().map(store::enqueue).toList();
+
+        enqueued.forEach(this::assertSameAsRead);
+        assertThat(enqueued.get(1).state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(enqueued.get(1).envelope().has("scheduled_at")).isTrue();
+        assertThat(enqueued.get(2).state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(enqueued.get(2).envelope().has("scheduled_at")).isFalse();
+        assertThat(enqueued.get(3).envelope().get("tags").isNull()).isTrue();
+    }
+
+    /** Jobs with every option between them; a new list (with a new client-chosen id) on every call. */
+    private static List<NewJob> jobsWithEveryOption() {
         RetryPolicy retry = new RetryPolicy(5, Duration.ofMillis(1500), 1.5, Duration.ofMinutes(2), false, "linear",
                 List.of("validation.*", "fatal"), RetryPolicy.DEAD_LETTER);
-        List<NewJob> jobs = List.of(
+        return List.of(
                 NewJob.builder("envelope.minimal").build(),
                 NewJob.builder("envelope.full").id(UuidV7.generate().toString()).queue("envelopes").priority(7)
                         .args("[\"ada@example.com\", {\"n\": 1}]")
@@ -55,18 +84,17 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
                 NewJob.builder("envelope.rounded").visibilityTimeout(Duration.ofDays(36_500))
                         .scheduledAt(Instant.parse("2098-06-01T12:00:00Z")).retry(RetryPolicy.DEFAULT.withMaxAttempts(1))
                         .build());
+    }
 
-        List<Job> enqueued = store.enqueueBatch(jobs);
+    @Test
+    void theJobsABatchAnswersAreTheJobsAsEnqueuedWhenReadLater() {
+        List<Job> enqueued = store.enqueueBatch(List.of(NewJob.builder("envelope.later").queue("envelopes-later").build(),
+                NewJob.builder("envelope.later").queue("envelopes-later").build()));
+        assertThat(store.fetch(List.of("envelopes-later"), 10, "w", null)).hasSize(2);
 
-        assertThat(enqueued).hasSize(jobs.size());
-        for (Job job : enqueued) {
-            assertSameAsRead(job);
-        }
-        assertThat(enqueued.get(1).state()).isEqualTo(JobState.SCHEDULED);
-        assertThat(enqueued.get(1).envelope().has("scheduled_at")).isTrue();
-        assertThat(enqueued.get(2).state()).isEqualTo(JobState.AVAILABLE);
-        assertThat(enqueued.get(2).envelope().has("scheduled_at")).isFalse();
-        assertThat(enqueued.get(3).envelope().get("tags").isNull()).isTrue();
+        assertThat(enqueued).extracting(Job::state).containsExactly(JobState.AVAILABLE, JobState.AVAILABLE);
+        assertThat(enqueued).extracting(Job::attempt).containsExactly(0, 0);
+        assertThat(enqueued.get(1)).isSameAs(enqueued.get(1));
     }
 
     @Test

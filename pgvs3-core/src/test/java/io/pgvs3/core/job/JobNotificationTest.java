@@ -1,13 +1,17 @@
 package io.pgvs3.core.job;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
 import org.junit.jupiter.api.Test;
@@ -47,6 +51,43 @@ class JobNotificationTest extends JobStoreTestSupport {
             // whatever coalesced, the last wake-up came after the last job committed: a fetch now sees all of them
             woken.drainPermits();
             assertThat(store.fetch(List.of("wake-many"), 100, "w", null)).hasSize(16);
+        }
+    }
+
+    @Test
+    void aLoneEnqueueNotifiesFromItsOwnTransactionUnlessAnotherEnqueueIsNotifyingFromItsOwn() throws Exception {
+        store.enqueue(NewJob.builder("test.wake").queue("wake-slot").build());
+        String enqueue = "SELECT e.notified FROM \"s3q_wake-slot\".enqueue_job(?, 'test.wake', '[]', NULL, NULL, NULL,"
+                + " 0, 3, '{}', NULL, NULL, NULL, NULL, NULL, 2) e";
+
+        assertThat(jdbc.queryForObject(enqueue, Boolean.class, UUID.fromString(UuidV7.generate().toString())))
+                .as("nobody else notifying").isTrue();
+        try (Connection other = dataSource.getConnection(); Statement statement = other.createStatement()) {
+            other.setAutoCommit(false);
+            statement.execute(enqueue.replace("?", "'" + UuidV7.generate() + "'"));
+            assertThat(jdbc.queryForObject(enqueue, Boolean.class, UUID.fromString(UuidV7.generate().toString())))
+                    .as("another enqueue notifying from its open transaction").isFalse();
+            other.commit();
+        }
+        assertThat(jdbc.queryForObject(enqueue, Boolean.class, UUID.fromString(UuidV7.generate().toString())))
+                .as("that transaction ended").isTrue();
+    }
+
+    @Test
+    void enqueuesWhileAnotherEnqueueIsNotifyingStillWakeListenersAfterTheirCommit() throws Exception {
+        store.enqueue(NewJob.builder("test.wake").queue("wake-busy").build());
+        try (NotificationHub hub = new NotificationHub(dataSource);
+                Connection other = dataSource.getConnection(); Statement statement = other.createStatement()) {
+            Semaphore woken = listen(hub, "wake-busy");
+            other.setAutoCommit(false);
+            statement.execute("SELECT \"s3q_wake-busy\".enqueue_notify(2)");
+
+            store.enqueue(NewJob.builder("test.wake").queue("wake-busy").build());
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).as("one job").isTrue();
+            store.enqueueBatch(List.of(NewJob.builder("test.wake").queue("wake-busy").build(),
+                    NewJob.builder("test.wake").queue("wake-busy").build()));
+            assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).as("a batch").isTrue();
+            other.rollback();
         }
     }
 

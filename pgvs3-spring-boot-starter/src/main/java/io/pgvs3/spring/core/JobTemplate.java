@@ -2,7 +2,9 @@ package io.pgvs3.spring.core;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import io.pgvs3.core.job.Job;
@@ -42,14 +44,17 @@ public class JobTemplate {
         return job;
     }
 
-    /** Enqueues all jobs atomically. */
+    /** Enqueues all jobs atomically. The jobs answered are built from what was sent when they are first read. */
     public List<Job> enqueueAll(List<JobRequest> requests) {
         List<NewJob> jobs = new ArrayList<>(requests.size());
         for (JobRequest request : requests) {
             jobs.add(toNew(request));
         }
         List<Job> enqueued = store.enqueueBatch(jobs);
-        AfterCommit.run(() -> enqueued.forEach(job -> metrics.enqueued(job.queue(), 1)));
+        // counted from the requests: the jobs answered are built only when the caller reads them
+        Map<String, Integer> perQueue = new LinkedHashMap<>();
+        jobs.forEach(job -> perQueue.merge(job.queue().value(), 1, Integer::sum));
+        AfterCommit.run(() -> perQueue.forEach(metrics::enqueued));
         return enqueued;
     }
 
