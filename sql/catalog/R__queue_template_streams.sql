@@ -1044,7 +1044,8 @@ $fn$;
 -- round trip and one commit instead of two. The receive runs first, before this transaction has written anything,
 -- so it may make a tick as stream_receive does (a tick captured after the ack's write would show this transaction's
 -- own id as committed, and events the caller appends later in it would never be delivered); p_batch_id counts as
--- acked for it. A batch of another consumer is refused: its consumer lock would be taken after this one's tick lock.
+-- acked for it. A batch of another consumer is refused: its ack lock would be taken after this one's consumer and
+-- tick locks.
 CREATE OR REPLACE FUNCTION @schema@.stream_ack_receive(p_batch_id bigint, p_consumer text, p_member text,
                                                        p_max integer)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
