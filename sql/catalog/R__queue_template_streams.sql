@@ -22,8 +22,12 @@
 --   rotation key, shared:    every operation that writes events or metadata (append, retry move, DLQ replay,
 --                            subscribe, receive, ack, nack); exclusive, try-only: rotation and compaction, which
 --                            therefore never see a half-made write and never queue behind a long transaction.
---   consumer key, exclusive: per subscription; serialises batch allocation, ack, nack and unsubscribe of one
---                            consumer (PgQue serialises on the subscription row; a lock takes no row version).
+--   consumer key, exclusive: per subscription; serialises batch allocation, nack and unsubscribe of one consumer
+--                            (PgQue serialises on the subscription row; a lock takes no row version).
+--   ack key, exclusive:      per subscription; serialises its acks (an ack that moves the cursor must see every ack
+--                            of a later batch), nacks and unsubscribe. Not allocation: an ack only adds a cursor row
+--                            over batches that exist, or an ack row, which no allocation reads. Taken after the
+--                            consumer key by whoever takes both.
 --   tick key, exclusive:     creating a tick; the snapshot is captured by a statement that runs after it is held, so
 --                            tick snapshots grow with tick ids.
 INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams', 20, $template$
@@ -56,6 +60,9 @@ CREATE SEQUENCE IF NOT EXISTS @schema@.stream_tick_seq;
 CREATE SEQUENCE IF NOT EXISTS @schema@.stream_batch_seq;
 CREATE SEQUENCE IF NOT EXISTS @schema@.stream_cursor_seq;
 CREATE SEQUENCE IF NOT EXISTS @schema@.stream_subscription_seq;
+-- Set (never read) by stream_batch_read: a setval is WAL-logged and gives the transaction an id, so that its commit
+-- waits for the WAL flush, which makes the allocation committed before it durable too.
+CREATE SEQUENCE IF NOT EXISTS @schema@.stream_flush_seq;
 -- The metadata epoch: the current metadata part is its value modulo 2. Only compaction moves it (setval).
 CREATE SEQUENCE IF NOT EXISTS @schema@.stream_meta_epoch MINVALUE 0 START 0;
 
@@ -334,6 +341,11 @@ LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.tick:' || @
 
 CREATE OR REPLACE FUNCTION @schema@.stream_consumer_key(p_sub_id bigint) RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.consumer:' || @queue@ || ':' || p_sub_id::text, 0) $fn$;
+
+-- Acks of one consumer: separate from its consumer key, so that an ack (which waits for its commit's flush while it
+-- holds the key) does not hold up the allocation of its members' next batches.
+CREATE OR REPLACE FUNCTION @schema@.stream_ack_key(p_sub_id bigint) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.ack:' || @queue@ || ':' || p_sub_id::text, 0) $fn$;
 
 CREATE OR REPLACE FUNCTION @schema@.stream_channel() RETURNS text
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT 's3q_' || @queue@ $fn$;
@@ -637,6 +649,27 @@ BEGIN
 END
 $fn$;
 
+-- What stream_diff_events returns without the rows: the sequence numbers of the batch and whether more follow. An
+-- allocation (stream_allocate) needs no more; the member reads the rows afterwards, without the consumer lock.
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_ranges(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
+                                                       p_limit integer, OUT seqs int8multirange, OUT more boolean)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
+    SELECT coalesce(range_agg(int8range(d.seq, d.seq, '[]')) FILTER (WHERE d.n <= p_limit), '{}'),
+           count(*) > p_limit
+    INTO seqs, more
+    FROM (SELECT e.seq, row_number() OVER (ORDER BY e.seq) AS n
+          FROM @schema@.stream_events e
+          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
+            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+            AND e.seq > p_after_seq
+          ORDER BY e.seq
+          LIMIT p_limit + 1) d;
+END
+$fn$;
+
 -- Earlier templates sized a batch larger than the receive's max to refuse it; a receive now takes max of its events.
 DROP FUNCTION IF EXISTS @schema@.stream_diff_count(pg_snapshot, pg_snapshot);
 
@@ -692,7 +725,9 @@ BEGIN
     SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
            e.headers, e.retry_count, e.created_at
     FROM @schema@.stream_events e
-    WHERE e.txid >= pg_snapshot_xmin(v_from) AND e.txid < pg_snapshot_xmax(v_to) AND e.seq <@ v_batch.seqs
+    WHERE (e.txid >= pg_snapshot_xmax(v_from) AND e.txid < pg_snapshot_xmax(v_to)
+           OR e.txid = ANY (ARRAY(SELECT pg_snapshot_xip(v_from))))
+      AND e.seq <@ v_batch.seqs
     ORDER BY e.seq;
 END
 $fn$;
@@ -811,6 +846,7 @@ BEGIN
         RETURN false;
     END IF;
     PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(v_sub));
+    PERFORM pg_advisory_xact_lock(@schema@.stream_ack_key(v_sub));
     DELETE FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_sub;
     RETURN FOUND;
 END
@@ -826,7 +862,10 @@ $fn$;
 -- order. An empty result has a null batch_id and no message columns.
 -- p_acked is a batch of the consumer that the caller acks later in the same transaction (stream_ack_receive): it
 -- counts as acked already, so the member gets the batch after it instead of the same one again; null otherwise.
-CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer, p_acked bigint)
+-- With p_rows false only the batch is allocated (stream_allocate): one row, its id and ticks, no message columns.
+DROP FUNCTION IF EXISTS @schema@.stream_receive(text, text, integer, bigint);
+CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer, p_acked bigint,
+                                                   p_rows boolean DEFAULT true)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
@@ -861,7 +900,13 @@ BEGIN
     SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
     v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
     IF v_batch IS NOT NULL AND v_batch IS DISTINCT FROM p_acked THEN
-        RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
+        IF p_rows THEN
+            RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
+        ELSE
+            RETURN QUERY SELECT b.batch_id, b.start_tick, b.end_tick, NULL::bigint, NULL::text, NULL::text, NULL::json,
+                                NULL::jsonb, NULL::integer, NULL::timestamptz
+                         FROM @schema@.stream_batches b WHERE b.batch_id = v_batch LIMIT 1;
+        END IF;
         RETURN;
     END IF;
     SELECT * INTO v_pos FROM @schema@.stream_next_position(v_sub, v_cursor.tick, v_cursor.seq, v_cursor.range_end);
@@ -886,7 +931,13 @@ BEGIN
     SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
     v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
     IF v_batch IS NOT NULL AND v_batch IS DISTINCT FROM p_acked THEN
-        RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
+        IF p_rows THEN
+            RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
+        ELSE
+            RETURN QUERY SELECT b.batch_id, b.start_tick, b.end_tick, NULL::bigint, NULL::text, NULL::text, NULL::json,
+                                NULL::jsonb, NULL::integer, NULL::timestamptz
+                         FROM @schema@.stream_batches b WHERE b.batch_id = v_batch LIMIT 1;
+        END IF;
         RETURN;
     END IF;
     SELECT * INTO v_pos FROM @schema@.stream_next_position(v_sub, v_cursor.tick, v_cursor.seq, v_cursor.range_end);
@@ -897,8 +948,12 @@ BEGIN
         -- the rest of a range a batch before stopped in: the same two snapshots, the events after its last one
         v_end := v_pos.range_end;
         SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-        SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
-        FROM @schema@.stream_diff_events(v_from, v_to, v_pos.seq, p_max) d;
+        IF p_rows THEN
+            SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+            FROM @schema@.stream_diff_events(v_from, v_to, v_pos.seq, p_max) d;
+        ELSE
+            SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_pos.seq, p_max) d;
+        END IF;
     ELSE
         SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
         IF v_end <= v_start AND v_can_tick THEN
@@ -927,8 +982,12 @@ BEGIN
         -- about p_max events however long the backlog behind the latest tick is.
         v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
         SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-        SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
-        FROM @schema@.stream_diff_events(v_from, v_to, 0, p_max) d;
+        IF p_rows THEN
+            SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+            FROM @schema@.stream_diff_events(v_from, v_to, 0, p_max) d;
+        ELSE
+            SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, 0, p_max) d;
+        END IF;
         IF v_more THEN
             -- the nearest newer tick may hold a range that fits when the estimated one does not; when it does not
             -- either, its first p_max events are the batch and the next receives continue in that range
@@ -936,13 +995,18 @@ BEGIN
             IF v_near < v_end THEN
                 v_end := v_near;
                 SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-                SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
-                FROM @schema@.stream_diff_events(v_from, v_to, 0, p_max) d;
+                IF p_rows THEN
+                    SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+                    FROM @schema@.stream_diff_events(v_from, v_to, 0, p_max) d;
+                ELSE
+                    SELECT d.seqs, d.more INTO v_seqs, v_more
+                    FROM @schema@.stream_diff_ranges(v_from, v_to, 0, p_max) d;
+                END IF;
             END IF;
         END IF;
     END IF;
 
-    IF cardinality(v_events) = 0 THEN
+    IF isempty(v_seqs) THEN
         -- nothing for this consumer up to the range's end: the cursor moves there unless batches are outstanding
         IF (v_pos.tick, v_pos.seq) = (v_cursor.tick, v_cursor.seq) THEN
             INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
@@ -956,6 +1020,11 @@ BEGIN
     v_batch := nextval('@schema@.stream_batch_seq');
     INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, after_seq, complete)
     VALUES (@schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end, v_seqs, v_pos.seq, NOT v_more);
+    IF NOT p_rows THEN
+        RETURN QUERY SELECT v_batch, v_start, v_end, NULL::bigint, NULL::text, NULL::text, NULL::json, NULL::jsonb,
+                            NULL::integer, NULL::timestamptz;
+        RETURN;
+    END IF;
     -- the events were read in sequence order, and unnest keeps it
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
@@ -975,7 +1044,8 @@ $fn$;
 -- round trip and one commit instead of two. The receive runs first, before this transaction has written anything,
 -- so it may make a tick as stream_receive does (a tick captured after the ack's write would show this transaction's
 -- own id as committed, and events the caller appends later in it would never be delivered); p_batch_id counts as
--- acked for it. A batch of another consumer is refused: its consumer lock would be taken after this one's tick lock.
+-- acked for it. A batch of another consumer is refused: its ack lock would be taken after this one's consumer and
+-- tick locks.
 CREATE OR REPLACE FUNCTION @schema@.stream_ack_receive(p_batch_id bigint, p_consumer text, p_member text,
                                                        p_max integer)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
@@ -990,6 +1060,53 @@ BEGIN
     END IF;
     RETURN QUERY SELECT * FROM @schema@.stream_receive(p_consumer, p_member, p_max, p_batch_id);
     PERFORM @schema@.stream_ack(p_batch_id);
+END
+$fn$;
+
+-- The first of a receive in two transactions (StreamStore, for cooperative members outside a caller's transaction):
+-- allocates the member's next batch (or finds its outstanding one) and, with p_ack, acks that batch of the consumer
+-- as stream_ack_receive does, but reads no rows. One row: the batch id (null when there is nothing) and its ticks.
+-- Its commit does not wait for the WAL flush (synchronous_commit off for this transaction), so the consumer lock is
+-- held only while the allocation runs. The caller must not act on the result before stream_batch_read has committed
+-- in a transaction of its own: that commit waits for the flush, which covers this commit (written to the WAL before
+-- it). A crash in between loses the allocation and the ack together, before the client saw either: the batch is
+-- handed out again (at-least-once), and no batch id that a client holds can be issued a second time.
+CREATE OR REPLACE FUNCTION @schema@.stream_allocate(p_consumer text, p_member text, p_max integer, p_ack bigint)
+RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    IF p_ack IS NOT NULL AND EXISTS (
+            SELECT 1 FROM @schema@.stream_batches b
+            WHERE b.batch_id = p_ack
+              AND b.sub_id IS DISTINCT FROM (SELECT s.sub_id FROM @schema@.stream_subscriptions s
+                                             WHERE s.consumer = p_consumer)) THEN
+        RAISE EXCEPTION 'batch % is not a batch of consumer %', p_ack, p_consumer USING ERRCODE = 'S3400';
+    END IF;
+    RETURN QUERY SELECT r.batch_id, r.start_tick, r.end_tick
+                 FROM @schema@.stream_receive(p_consumer, p_member, p_max, p_ack, false) r;
+    IF p_ack IS NOT NULL THEN
+        PERFORM @schema@.stream_ack(p_ack);
+    END IF;
+END
+$fn$;
+
+-- The second of a receive in two transactions: the rows of a batch that stream_allocate returned, read without the
+-- consumer lock, in a transaction whose commit waits for the WAL flush (see stream_flush_seq), so that the allocation
+-- and ack before it are durable once this has committed. p_batch_id null only flushes. No rows when the batch no
+-- longer exists (its consumer unsubscribed meanwhile).
+CREATE OR REPLACE FUNCTION @schema@.stream_batch_read(p_batch_id bigint)
+RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
+               payload json, headers jsonb, retry_count integer, created_at timestamptz)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    PERFORM setval('@schema@.stream_flush_seq', 1, false);
+    IF p_batch_id IS NULL THEN
+        RETURN;
+    END IF;
+    -- rotation and compaction cannot drop the batch or its events while this reads them
+    PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
+    RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(p_batch_id) m WHERE m.batch_id IS NOT NULL;
 END
 $fn$;
 
@@ -1039,7 +1156,7 @@ LANGUAGE sql STABLE AS $fn$
     SELECT p_batch_id >= 1 AND sq.is_called AND p_batch_id <= sq.last_value FROM @schema@.stream_batch_seq sq
 $fn$;
 
--- An outstanding batch (not yet passed by its subscription's cursor) under the consumer lock of its subscription,
+-- An outstanding batch (not yet passed by its subscription's cursor) under the ack lock of its subscription,
 -- or null when it was acked and passed, released by unsubscribe, or never issued.
 CREATE OR REPLACE FUNCTION @schema@.stream_lock_batch(p_batch_id bigint)
 RETURNS @schema@.stream_batches
@@ -1051,7 +1168,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
-    PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(v_batch.sub_id));
+    PERFORM pg_advisory_xact_lock(@schema@.stream_ack_key(v_batch.sub_id));
     IF NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_batch.sub_id)
        OR (SELECT (e.tick, e.seq) <= (c.tick, c.seq)
            FROM @schema@.stream_batch_end(v_batch) e, @schema@.stream_cursor(v_batch.sub_id) c) THEN
@@ -1120,6 +1237,9 @@ DECLARE
     v_consumer    text;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
+    -- a nack takes the consumer lock as well (before the ack lock, in the order every caller takes them)
+    PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(b.sub_id))
+    FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
     v_batch := @schema@.stream_lock_batch(p_batch_id);
     IF v_batch.batch_id IS NULL OR EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = p_batch_id) THEN
         IF @schema@.stream_batch_issued(p_batch_id) THEN

@@ -261,6 +261,9 @@ public class StreamStore {
     public StreamBatch receive(String queue, String consumer, String member, int max) {
         QueueName name = QueueName.of(queue);
         requireReceiver(consumer, member, max);
+        if (allocatesApart(member)) {
+            return allocateAndRead(name, consumer, member, max, null);
+        }
         String sql = "SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_receive") + "(?, ?, ?, NULL)";
         ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
         return existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
@@ -275,9 +278,51 @@ public class StreamStore {
     public StreamBatch ackAndReceive(String queue, long batchId, String consumer, String member, int max) {
         QueueName name = QueueName.of(queue);
         requireReceiver(consumer, member, max);
+        if (allocatesApart(member)) {
+            return allocateAndRead(name, consumer, member, max, batchId);
+        }
         String sql = "SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_ack_receive") + "(?, ?, ?, ?)";
         ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
         return existing(name, () -> jdbc.query(sql, extractor, batchId, consumer, member, max));
+    }
+
+    /**
+     * Whether a receive allocates in a transaction of its own and reads the rows in a second one: for cooperative
+     * members outside a caller's transaction. Their allocations are serialised on the consumer's lock, so the lock is
+     * held only while the batch is allocated (not while its rows are read and sent, nor during the commit's WAL
+     * flush), and members read their rows at the same time.
+     */
+    private static boolean allocatesApart(String member) {
+        return member != null && !TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    /**
+     * {@code stream_allocate} (commits without waiting for the flush), then {@code stream_batch_read}, whose commit
+     * waits for it: the batch, and the ack of {@code ackBatchId}, are durable before this returns.
+     */
+    private StreamBatch allocateAndRead(QueueName name, String consumer, String member, int max, Long ackBatchId) {
+        return existing(name, () -> {
+            ResultSetExtractor<StreamBatch> allocation = rs -> {
+                rs.next();
+                long id = rs.getLong(1);
+                Long batchId = rs.wasNull() ? null : id;
+                return new StreamBatch(batchId, rs.getLong(2), rs.getLong(3), List.of());
+            };
+            StreamBatch allocated = jdbc.query("SELECT batch_id, start_tick, end_tick FROM "
+                    + function(name, "stream_allocate") + "(?, ?, ?, ?::bigint)", allocation, consumer, member, max,
+                    ackBatchId);
+            if (allocated.batchId() == null && ackBatchId == null) {
+                return allocated;
+            }
+            ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
+            StreamBatch read = jdbc.query("SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_batch_read")
+                    + "(?::bigint)", extractor, allocated.batchId());
+            if (allocated.batchId() == null || read.batchId() == null) {
+                // nothing to receive, or the consumer unsubscribed since the allocation
+                return new StreamBatch(null, allocated.startTick(), allocated.endTick(), List.of());
+            }
+            return read;
+        });
     }
 
     private static void requireReceiver(String consumer, String member, int max) {

@@ -110,6 +110,87 @@ class StreamCooperativeConcurrencyTest extends StreamTestSupport {
                 batches.get(), outOfOrderAcks.get());
     }
 
+    @Test
+    void fourMembersAckingWithTheirNextReceiveGetEveryEventOnceInDisjointBatches() throws Exception {
+        String queue = "coopcombined";
+        streams.subscribe(queue, "group", null);
+        List<String> appended = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            appended.addAll(ids(appendMany(queue, 1 + i % 7)));
+        }
+        List<String> delivered = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Set<Long> held = ConcurrentHashMap.newKeySet();
+        List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicBoolean producing = new AtomicBoolean(true);
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2 + MEMBERS);
+        try {
+            List<Future<?>> producers = new ArrayList<>();
+            for (int p = 0; p < 2; p++) {
+                producers.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 40; i++) {
+                        appended.addAll(ids(appendMany(queue, 1 + ThreadLocalRandom.current().nextInt(5))));
+                    }
+                    return null;
+                }));
+            }
+            List<Future<?>> members = new ArrayList<>();
+            for (int m = 0; m < MEMBERS; m++) {
+                String member = "m" + m;
+                members.add(pool.submit(() -> {
+                    start.await();
+                    Long pending = null;
+                    int idle = 0;
+                    while (producing.get() || idle < 3) {
+                        // small ceilings, so that members also share ranges in parts
+                        int max = 1 + ThreadLocalRandom.current().nextInt(6);
+                        StreamBatch batch = pending == null ? streams.receive(queue, "group", member, max)
+                                : streams.ackAndReceive(queue, pending, "group", member, max);
+                        pending = null;
+                        if (batch.isEmpty()) {
+                            idle = producing.get() ? 0 : idle + 1;
+                            Thread.sleep(5);
+                            continue;
+                        }
+                        idle = 0;
+                        for (ReceivedMessage message : batch.messages()) {
+                            if (!held.add(message.seq())) {
+                                violations.add("seq " + message.seq() + " is in two unacked batches");
+                            }
+                            delivered.add(message.id());
+                        }
+                        Thread.sleep(ThreadLocalRandom.current().nextInt(5));
+                        batch.messages().forEach(message -> held.remove(message.seq()));
+                        pending = batch.batchId();
+                    }
+                    if (pending != null) {
+                        assertThat(streams.ack(queue, pending)).isTrue();
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> producer : producers) {
+                producer.get(2, TimeUnit.MINUTES);
+            }
+            producing.set(false);
+            for (Future<?> member : members) {
+                member.get(2, TimeUnit.MINUTES);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(violations).isEmpty();
+        // every event exactly once: no event missing, none delivered twice
+        assertThat(delivered).hasSameSizeAs(appended).containsExactlyInAnyOrderElementsOf(appended);
+        assertThat(streams.info(queue).path("outstanding_batches").asLong()).isZero();
+        assertThat(streams.consumers(queue).get(0).path("batches")).isEmpty();
+        assertThat(streams.receive(queue, "group", "m0", 1000).isEmpty()).isTrue();
+    }
+
     private static long cursor(String queue) {
         String schema = "\"s3q_" + queue + "\"";
         return count("SELECT " + schema + ".stream_cursor_tick(sub_id) FROM " + schema + ".stream_subscriptions"
