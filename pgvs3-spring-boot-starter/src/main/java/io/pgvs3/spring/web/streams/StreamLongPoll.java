@@ -10,12 +10,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.pgvs3.core.catalog.QueueName;
@@ -31,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * <p>
  * A waiting receive is a future whose attempts run on a small worker pool (sized below the connection pool, so
  * that other requests still get connections): the first one as soon as a worker is free, later ones whenever the
- * queue's channel is notified (one hub registration per queue, shared by its waiters). The channel is registered
+ * queue's channel is notified, ahead of first attempts still queued (one hub registration per queue, shared by its waiters). The channel is registered
  * before the first attempt, and registering never waits for the database: the hub LISTENs to new channels within
  * its poll interval, so under load most first attempts already start while their channel is LISTENed to, and then
  * nothing can be appended unnoticed afterwards.
@@ -66,11 +69,15 @@ public class StreamLongPoll implements AutoCloseable {
     /** Waiters to check with the next probe; one probe runs at a time and takes all that wait. */
     private final Set<Waiter> toProbe = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean probing = new AtomicBoolean();
+    private final AtomicLong sequence = new AtomicLong();
 
     public StreamLongPoll(NotificationHub hub, AppendProbe probe, int workerThreads) {
         this.hub = hub;
         this.probe = probe;
-        this.workers = Executors.newFixedThreadPool(workerThreads, daemon("pgvs3-long-poll-"));
+        // waiters already under way (woken, at their deadline, probes) go before first attempts still queued: an
+        // append's wake-up or a deadline does not wait for hundreds of receives that just arrived
+        this.workers = new ThreadPoolExecutor(workerThreads, workerThreads, 0, TimeUnit.MILLISECONDS,
+                new PriorityBlockingQueue<>(), daemon("pgvs3-long-poll-"));
         this.timer = Executors.newSingleThreadScheduledExecutor(daemon("pgvs3-long-poll-timer-"));
         long poll = FALLBACK_POLL.toMillis();
         timer.scheduleWithFixedDelay(this::pollWhileDisconnected, poll, poll, TimeUnit.MILLISECONDS);
@@ -135,7 +142,7 @@ public class StreamLongPoll implements AutoCloseable {
         }
         waiter.pending.set(true);
         if (!waiter.result.isDone() && waiter.running.compareAndSet(false, true)) {
-            workers.execute(() -> run(waiter));
+            submit(waiter.lastEmpty == null, () -> run(waiter));
         }
     }
 
@@ -194,7 +201,7 @@ public class StreamLongPoll implements AutoCloseable {
     private void requestProbe(Waiter waiter) {
         toProbe.add(waiter);
         if (probing.compareAndSet(false, true)) {
-            workers.execute(this::probeAll);
+            submit(false, this::probeAll);
         }
     }
 
@@ -280,6 +287,10 @@ public class StreamLongPoll implements AutoCloseable {
         }
     }
 
+    private void submit(boolean first, Runnable body) {
+        workers.execute(new Task(first ? 1 : 0, sequence.incrementAndGet(), body));
+    }
+
     private static ThreadFactory daemon(String prefix) {
         AtomicInteger counter = new AtomicInteger();
         return runnable -> {
@@ -287,6 +298,21 @@ public class StreamLongPoll implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         };
+    }
+
+    /** A unit of work of the pool: by priority (0 before 1), then in the order submitted. */
+    private record Task(int priority, long sequence, Runnable body) implements Runnable, Comparable<Task> {
+
+        @Override
+        public void run() {
+            body.run();
+        }
+
+        @Override
+        public int compareTo(Task other) {
+            int byPriority = Integer.compare(priority, other.priority);
+            return byPriority != 0 ? byPriority : Long.compare(sequence, other.sequence);
+        }
     }
 
     private static final class Waiter {
