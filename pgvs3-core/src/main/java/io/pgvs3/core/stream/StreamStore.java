@@ -8,10 +8,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.StringJoiner;
 import java.util.function.Supplier;
 
 import io.pgvs3.core.UuidV7;
@@ -60,6 +65,18 @@ public class StreamStore {
     /** The result columns of {@code stream_receive} and {@code stream_ack_receive}, in the order {@link #batch} reads. */
     private static final String BATCH_COLUMNS =
             "batch_id, start_tick, end_tick, seq, event_id, type, payload, headers, retry_count, created_at";
+
+    /** Most marks one {@link #appendedSince} statement checks. */
+    static final int PROBE_CHUNK = 100;
+
+    /**
+     * Events committed after snapshot {@code m.s} and visible now (what {@code stream_has_new_events} tests): the
+     * txid range bounds the index scan.
+     */
+    private static final String APPENDED_SINCE_M = "(e.txid >= pg_snapshot_xmax(m.s) "
+            + "AND e.txid < pg_snapshot_xmax(pg_current_snapshot()) "
+            + "OR e.txid = ANY (ARRAY(SELECT pg_snapshot_xip(m.s)))) "
+            + "AND NOT pg_visible_in_snapshot(e.txid, m.s) AND pg_visible_in_snapshot(e.txid, pg_current_snapshot())";
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
@@ -267,6 +284,67 @@ public class StreamStore {
         String sql = "SELECT " + BATCH_COLUMNS + " FROM " + function(name, "stream_receive") + "(?, ?, ?, NULL)";
         ResultSetExtractor<StreamBatch> extractor = StreamStore::batch;
         return existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
+    }
+
+    /**
+     * {@link #receive} that also returns the mark it looked from: a snapshot the statement took before the receive
+     * read anything (a receive's statements each take a later one), so {@link #appendedSince} can later tell,
+     * without receiving again, whether anything this receive may have missed has committed since.
+     */
+    public MarkedBatch receiveMarked(String queue, String consumer, String member, int max) {
+        QueueName name = QueueName.of(queue);
+        requireReceiver(consumer, member, max);
+        // pg_current_snapshot() in the select list answers the statement's own snapshot, taken before the function
+        // ran; stream_receive always returns at least one row
+        String sql = "SELECT " + BATCH_COLUMNS + ", pg_current_snapshot()::text FROM "
+                + function(name, "stream_receive") + "(?, ?, ?, NULL)";
+        String[] snapshot = new String[1];
+        ResultSetExtractor<StreamBatch> extractor = rs -> batch(rs, snapshot);
+        StreamBatch batch = existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
+        return new MarkedBatch(batch, new AppendMark(name, snapshot[0]));
+    }
+
+    /**
+     * The marks after which events have been appended to their queue and committed (and are visible now): a
+     * receive that looked from such a mark may have missed them. One statement for up to {@value #PROBE_CHUNK}
+     * marks, none at all when no transaction of the server completed since the marks were taken. A queue dropped
+     * meanwhile counts as appended to (its receive then answers for itself).
+     */
+    public Set<AppendMark> appendedSince(Collection<AppendMark> marks) {
+        if (marks.isEmpty()) {
+            return Set.of();
+        }
+        TxSnapshot now = TxSnapshot.parse(jdbc.queryForObject("SELECT pg_current_snapshot()::text", String.class));
+        List<AppendMark> open = new ArrayList<>();
+        for (AppendMark mark : new LinkedHashSet<>(marks)) {
+            if (!now.nothingCompletedSince(TxSnapshot.parse(mark.snapshot()))) {
+                open.add(mark);
+            }
+        }
+        Set<AppendMark> appended = new HashSet<>();
+        for (int from = 0; from < open.size(); from += PROBE_CHUNK) {
+            List<AppendMark> chunk = open.subList(from, Math.min(open.size(), from + PROBE_CHUNK));
+            StringJoiner sql = new StringJoiner(" UNION ALL ");
+            List<Object> args = new ArrayList<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                sql.add("SELECT " + i + " WHERE EXISTS (SELECT 1 FROM (SELECT ?::pg_snapshot AS s) m, "
+                        + Identifiers.qualify(chunk.get(i).queue().schema(), "stream_events") + " e WHERE "
+                        + APPENDED_SINCE_M + ")");
+                args.add(chunk.get(i).snapshot());
+            }
+            try {
+                jdbc.query(sql.toString(), rs -> {
+                    appended.add(chunk.get(rs.getInt(1)));
+                }, args.toArray());
+            }
+            catch (DataAccessException ex) {
+                if (!QueueCatalog.isMissingNamespace(ex)) {
+                    throw translated(ex);
+                }
+                appended.addAll(chunk);
+            }
+        }
+        return appended;
     }
 
     /**
@@ -570,6 +648,11 @@ public class StreamStore {
 
     /** Reads the rows of {@code stream_receive}, by position, in the order of {@link #receive}'s select list. */
     private static StreamBatch batch(ResultSet rs) throws SQLException {
+        return batch(rs, null);
+    }
+
+    /** {@link #batch(ResultSet)}; with {@code snapshot}, also the column after the batch's, into its first element. */
+    private static StreamBatch batch(ResultSet rs, String[] snapshot) throws SQLException {
         Long batchId = null;
         long startTick = 0;
         long endTick = 0;
@@ -580,6 +663,9 @@ public class StreamStore {
                 batchId = rs.wasNull() ? null : id;
                 startTick = rs.getLong(2);
                 endTick = rs.getLong(3);
+                if (snapshot != null) {
+                    snapshot[0] = rs.getString(11);
+                }
             }
             long seq = rs.getLong(4);
             if (!rs.wasNull()) {

@@ -255,8 +255,11 @@ public class Pgvs3Properties {
         /** Largest payload of one stream message, in bytes of JSON; larger payloads are refused with 413. */
         private long maxPayloadBytes = 1024 * 1024;
 
-        /** Threads that re-run waiting long-poll receives when their queue is notified. */
-        private int longPollThreads = 4;
+        /**
+         * Threads that run the attempts of long-poll receives (wait_ms); 0: half the JDBC pool's connections (2 to
+         * 16).
+         */
+        private int longPollThreads = 0;
 
         public Duration getMaxWait() {
             return maxWait;

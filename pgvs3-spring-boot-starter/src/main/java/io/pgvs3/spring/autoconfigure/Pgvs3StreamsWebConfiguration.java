@@ -1,5 +1,10 @@
 package io.pgvs3.spring.autoconfigure;
 
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
@@ -23,10 +28,30 @@ class Pgvs3StreamsWebConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    StreamLongPoll pgvs3StreamLongPoll(NotificationHub hub, QueueCatalog catalog, Pgvs3Properties properties) {
-        StreamLongPoll longPoll = new StreamLongPoll(hub, properties.getStreams().getLongPollThreads());
+    StreamLongPoll pgvs3StreamLongPoll(NotificationHub hub, StreamStore streams, QueueCatalog catalog,
+            DataSource dataSource, Pgvs3Properties properties) {
+        int threads = properties.getStreams().getLongPollThreads();
+        StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince,
+                threads > 0 ? threads : longPollThreads(dataSource));
         catalog.onDrop(longPoll::forget);
         return longPoll;
+    }
+
+    /**
+     * Half the connection pool (2 to 16): hundreds of long-polls arriving at once queue on the workers, and the
+     * other half of the pool stays free for other requests.
+     */
+    static int longPollThreads(DataSource dataSource) {
+        int pool = 10;
+        try {
+            if (dataSource.isWrapperFor(HikariDataSource.class)) {
+                pool = dataSource.unwrap(HikariDataSource.class).getMaximumPoolSize();
+            }
+        }
+        catch (SQLException ex) {
+            // not a Hikari pool: Hikari's default size
+        }
+        return Math.max(2, Math.min(16, pool / 2));
     }
 
     @Bean

@@ -7,7 +7,6 @@ import java.util.concurrent.CompletionException;
 
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
-import io.pgvs3.core.stream.StreamBatch;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.core.stream.Subscription;
 import io.pgvs3.spring.web.JsonFields;
@@ -91,22 +90,24 @@ public class StreamConsumersController {
         }
         Duration wait = waitMs == null ? Duration.ZERO : Duration.ofMillis(Math.min(waitMs, maxWait.toMillis()));
 
-        StreamBatch first = streams.receive(queue, consumer, member, max);
         // the async timeout outlasts the wait by far: a receive that leases a batch must not end as a 5xx
         DeferredResult<Map<String, Object>> result = new DeferredResult<>(wait.toMillis() + ASYNC_MARGIN.toMillis());
-        if (!first.isEmpty() || wait.isZero()) {
-            result.setResult(StreamViews.batch(first));
+        if (wait.isZero()) {
+            result.setResult(StreamViews.batch(streams.receive(queue, consumer, member, max)));
             return result;
         }
-        longPoll.await(name, wait, () -> streams.receive(queue, consumer, member, max)).whenComplete((batch, failure) -> {
-            if (failure != null) {
-                result.setErrorResult(failure instanceof CompletionException wrapped && wrapped.getCause() != null
-                        ? wrapped.getCause() : failure);
-            }
-            else {
-                result.setResult(StreamViews.batch(batch));
-            }
-        });
+        // even the first attempt runs off the request thread, on the long-poll workers: hundreds of receives arriving
+        // together then queue there, not on the request threads and the connection pool other requests need
+        longPoll.receive(name, wait, () -> streams.receiveMarked(queue, consumer, member, max))
+                .whenComplete((batch, failure) -> {
+                    if (failure != null) {
+                        result.setErrorResult(failure instanceof CompletionException wrapped
+                                && wrapped.getCause() != null ? wrapped.getCause() : failure);
+                    }
+                    else {
+                        result.setResult(StreamViews.batch(batch));
+                    }
+                });
         return result;
     }
 

@@ -1,73 +1,104 @@
 package io.pgvs3.spring.web.streams;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
+import io.pgvs3.core.stream.AppendMark;
+import io.pgvs3.core.stream.MarkedBatch;
 import io.pgvs3.core.stream.StreamBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Long-polling receives ({@code wait_ms}) without a request thread or a pooled connection held while waiting.
  * <p>
- * A waiting receive is a future that is retried on a small worker pool whenever the queue's channel is notified
- * (one hub registration per queue, shared by its waiters). Registering never waits for the database: the hub
- * LISTENs to a new channel within its poll interval and then wakes the channel's waiters once, so an append that
- * committed between the caller's first attempt and the LISTEN is still seen. At its deadline a waiter answers with
- * its last empty result when nothing woke it since an attempt made while the channel was LISTENed to (nothing can
- * have been appended unnoticed), else it tries once more. While the hub is disconnected (PgBouncer in transaction
- * mode, a lost connection), waiters are retried on a fixed poll interval instead.
+ * A waiting receive is a future whose attempts run on a small worker pool (sized below the connection pool, so
+ * that other requests still get connections): the first one as soon as a worker is free, later ones whenever the
+ * queue's channel is notified, ahead of first attempts still queued (one hub registration per queue, shared by its waiters). The channel is registered
+ * before the first attempt, and registering never waits for the database: the hub LISTENs to new channels within
+ * its poll interval, so under load most first attempts already start while their channel is LISTENed to, and then
+ * nothing can be appended unnoticed afterwards.
+ * <p>
+ * A first attempt that found nothing before its channel was LISTENed to may have missed an append that committed
+ * before the LISTEN (its notification is gone). Instead of receiving again, such waiters are checked together, one
+ * statement for many queues, against the mark their attempt looked from ({@link AppendProbe}): only those whose
+ * queue was appended to since receive again. At its deadline a waiter answers with its last empty result when
+ * nothing woke it since it was known to have missed nothing while LISTENing; else it is checked (or tried) once
+ * more. While the hub is disconnected (PgBouncer in transaction mode, a lost connection), waiters are retried on a
+ * fixed poll interval instead.
  */
 public class StreamLongPoll implements AutoCloseable {
 
     static final Duration FALLBACK_POLL = Duration.ofMillis(250);
 
+    private static final Logger log = LoggerFactory.getLogger(StreamLongPoll.class);
+
+    /** Which marks of a batch have had events appended to their queue since (see {@code StreamStore#appendedSince}). */
+    @FunctionalInterface
+    public interface AppendProbe {
+
+        Set<AppendMark> appendedSince(Collection<AppendMark> marks);
+    }
+
     private final NotificationHub hub;
+    private final AppendProbe probe;
     private final ExecutorService workers;
     private final ScheduledExecutorService timer;
     private final Map<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private final Map<String, NotificationHub.Registration> registrations = new ConcurrentHashMap<>();
+    /** Waiters to check with the next probe; one probe runs at a time and takes all that wait. */
+    private final Set<Waiter> toProbe = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean probing = new AtomicBoolean();
+    private final AtomicLong sequence = new AtomicLong();
 
-    public StreamLongPoll(NotificationHub hub, int workerThreads) {
+    public StreamLongPoll(NotificationHub hub, AppendProbe probe, int workerThreads) {
         this.hub = hub;
-        this.workers = Executors.newFixedThreadPool(workerThreads, daemon("pgvs3-long-poll-"));
+        this.probe = probe;
+        // waiters already under way (woken, at their deadline, probes) go before first attempts still queued: an
+        // append's wake-up or a deadline does not wait for hundreds of receives that just arrived
+        this.workers = new ThreadPoolExecutor(workerThreads, workerThreads, 0, TimeUnit.MILLISECONDS,
+                new PriorityBlockingQueue<>(), daemon("pgvs3-long-poll-"));
         this.timer = Executors.newSingleThreadScheduledExecutor(daemon("pgvs3-long-poll-timer-"));
         long poll = FALLBACK_POLL.toMillis();
         timer.scheduleWithFixedDelay(this::pollWhileDisconnected, poll, poll, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * Completes with the first non-empty result of {@code attempt}, or with the last (empty) one once
-     * {@code wait} has passed.
+     * Completes with the first non-empty result of {@code attempt}, or with the last (empty) one once {@code wait}
+     * has passed. Every attempt, the first included, runs on the worker pool; the caller's thread returns at once.
      */
-    public CompletableFuture<StreamBatch> await(QueueName queue, Duration wait, Supplier<StreamBatch> attempt) {
+    public CompletableFuture<StreamBatch> receive(QueueName queue, Duration wait, Supplier<MarkedBatch> attempt) {
         String channel = NotificationHub.channelFor(queue);
         Waiter waiter = new Waiter(queue.value(), channel, attempt);
-        Set<Waiter> set = waiters.computeIfAbsent(queue.value(), key -> ConcurrentHashMap.newKeySet());
-        set.add(waiter);
-        registrations.computeIfAbsent(queue.value(),
-                key -> hub.listen(channel, () -> wakeAll(key)));
+        synchronized (registrations) {
+            waiters.computeIfAbsent(queue.value(), key -> ConcurrentHashMap.newKeySet()).add(waiter);
+            registrations.computeIfAbsent(queue.value(), key -> hub.listen(channel, () -> wakeAll(key)));
+        }
         waiter.timeout = timer.schedule(() -> {
             waiter.expired = true;
             wake(waiter, false);
         }, wait.toMillis(), TimeUnit.MILLISECONDS);
-        if (hub.isListening(channel)) {
-            // an append may have committed between the caller's first attempt and the registration above; when the
-            // channel is not LISTENed to yet, the hub wakes its waiters once its LISTEN has run
-            wake(waiter, true);
-        }
+        wake(waiter, false);
         return waiter.result;
     }
 
@@ -111,40 +142,137 @@ public class StreamLongPoll implements AutoCloseable {
         }
         waiter.pending.set(true);
         if (!waiter.result.isDone() && waiter.running.compareAndSet(false, true)) {
-            workers.execute(() -> run(waiter));
+            submit(waiter.lastEmpty == null, () -> run(waiter));
         }
     }
 
     private void run(Waiter waiter) {
         do {
             while (waiter.pending.getAndSet(false) && !waiter.result.isDone()) {
-                boolean last = waiter.expired;
-                boolean notified = waiter.notified.getAndSet(false);
-                if (last && !notified && waiter.emptyWhileListening != null && hub.isListening(waiter.channel)) {
-                    // no notification since an attempt that found nothing while LISTENing: nothing was appended
-                    finish(waiter);
-                    waiter.result.complete(waiter.emptyWhileListening);
-                    continue;
-                }
-                boolean listening = hub.isListening(waiter.channel);
-                try {
-                    StreamBatch batch = waiter.attempt.get();
-                    if (!batch.isEmpty() || last) {
-                        finish(waiter);
-                        waiter.result.complete(batch);
-                    }
-                    else {
-                        waiter.emptyWhileListening = listening ? batch : null;
-                    }
-                }
-                catch (RuntimeException ex) {
-                    finish(waiter);
-                    waiter.result.completeExceptionally(ex);
-                }
+                step(waiter);
             }
             waiter.running.set(false);
         }
         while (waiter.pending.get() && !waiter.result.isDone() && waiter.running.compareAndSet(false, true));
+    }
+
+    private void step(Waiter waiter) {
+        boolean last = waiter.expired;
+        boolean notified = waiter.notified.getAndSet(false);
+        boolean listening = hub.isListening(waiter.channel);
+        if (listening && waiter.emptyWhileListening != null && !notified) {
+            if (last) {
+                // no notification since an attempt (or a probe) that found nothing while LISTENing
+                complete(waiter, waiter.emptyWhileListening);
+            }
+            return;
+        }
+        AppendMark mark = waiter.mark;
+        if (listening && waiter.emptyWhileListening == null && mark != null) {
+            // the last attempt looked before the LISTEN ran: whether it missed anything is checked with others'
+            requestProbe(waiter);
+            return;
+        }
+        try {
+            MarkedBatch attempt = waiter.attempt.get();
+            StreamBatch batch = attempt.batch();
+            if (!batch.isEmpty() || last) {
+                complete(waiter, batch);
+            }
+            else {
+                waiter.lastEmpty = batch;
+                waiter.mark = attempt.mark();
+                waiter.emptyWhileListening = listening ? batch : null;
+            }
+        }
+        catch (RuntimeException ex) {
+            synchronized (registrations) {
+                finish(waiter);
+                Set<Waiter> set = waiters.get(waiter.queue);
+                if (set != null && set.isEmpty()) {
+                    // a receive that failed (on a queue that does not exist, say) leaves no LISTEN behind
+                    forget(QueueName.of(waiter.queue));
+                }
+            }
+            waiter.result.completeExceptionally(ex);
+        }
+    }
+
+    private void requestProbe(Waiter waiter) {
+        toProbe.add(waiter);
+        if (probing.compareAndSet(false, true)) {
+            submit(false, this::probeAll);
+        }
+    }
+
+    private void probeAll() {
+        do {
+            while (!toProbe.isEmpty()) {
+                List<Waiter> batch = new ArrayList<>(toProbe);
+                toProbe.removeAll(batch);
+                probe(batch);
+            }
+            probing.set(false);
+        }
+        while (!toProbe.isEmpty() && probing.compareAndSet(false, true));
+    }
+
+    /**
+     * Checks waiters whose last attempt looked before their channel was LISTENed to: one whose queue was appended to
+     * since tries again; the others now know they missed nothing, and answer at their deadline without asking.
+     */
+    private void probe(List<Waiter> batch) {
+        List<Waiter> checked = new ArrayList<>();
+        List<AppendMark> marks = new ArrayList<>();
+        for (Waiter waiter : batch) {
+            AppendMark mark = waiter.mark;
+            if (waiter.result.isDone()) {
+                continue;
+            }
+            if (mark == null || !hub.isListening(waiter.channel)) {
+                // not LISTENed to any more: the waiter tries (the probe's answer could be stale by the time it acts)
+                waiter.mark = null;
+                wake(waiter, true);
+                continue;
+            }
+            checked.add(waiter);
+            marks.add(mark);
+        }
+        if (checked.isEmpty()) {
+            return;
+        }
+        Set<AppendMark> appended;
+        try {
+            appended = probe.appendedSince(marks);
+        }
+        catch (RuntimeException ex) {
+            log.debug("Checking {} long-polls for appends failed; they receive again: {}", marks.size(),
+                    ex.getMessage());
+            appended = Set.copyOf(marks);
+        }
+        for (int i = 0; i < checked.size(); i++) {
+            Waiter waiter = checked.get(i);
+            AppendMark mark = marks.get(i);
+            if (waiter.mark != mark) {
+                continue;
+            }
+            if (appended.contains(mark)) {
+                waiter.mark = null;
+                wake(waiter, true);
+            }
+            else {
+                // the probe's snapshot followed the LISTEN: a later append notifies
+                waiter.emptyWhileListening = waiter.lastEmpty;
+                if (waiter.expired) {
+                    wake(waiter, false);
+                }
+            }
+        }
+    }
+
+    private void complete(Waiter waiter, StreamBatch batch) {
+        finish(waiter);
+        waiter.result.complete(batch);
     }
 
     private void finish(Waiter waiter) {
@@ -152,10 +280,15 @@ public class StreamLongPoll implements AutoCloseable {
         if (timeout != null) {
             timeout.cancel(false);
         }
+        toProbe.remove(waiter);
         Set<Waiter> set = waiters.get(waiter.queue);
         if (set != null) {
             set.remove(waiter);
         }
+    }
+
+    private void submit(boolean first, Runnable body) {
+        workers.execute(new Task(first ? 1 : 0, sequence.incrementAndGet(), body));
     }
 
     private static ThreadFactory daemon(String prefix) {
@@ -167,21 +300,39 @@ public class StreamLongPoll implements AutoCloseable {
         };
     }
 
+    /** A unit of work of the pool: by priority (0 before 1), then in the order submitted. */
+    private record Task(int priority, long sequence, Runnable body) implements Runnable, Comparable<Task> {
+
+        @Override
+        public void run() {
+            body.run();
+        }
+
+        @Override
+        public int compareTo(Task other) {
+            int byPriority = Integer.compare(priority, other.priority);
+            return byPriority != 0 ? byPriority : Long.compare(sequence, other.sequence);
+        }
+    }
+
     private static final class Waiter {
 
         final String queue;
         final String channel;
-        final Supplier<StreamBatch> attempt;
+        final Supplier<MarkedBatch> attempt;
         final CompletableFuture<StreamBatch> result = new CompletableFuture<>();
         final AtomicBoolean running = new AtomicBoolean();
         final AtomicBoolean pending = new AtomicBoolean();
         volatile boolean expired;
         final AtomicBoolean notified = new AtomicBoolean();
-        /** The last attempt's empty result when it started while the channel was LISTENed to, else null. */
+        /** The last attempt's empty result, once nothing can have been missed since it while LISTENing, else null. */
         volatile StreamBatch emptyWhileListening;
+        /** The last attempt's empty result and the mark it looked from; null before the first attempt. */
+        volatile StreamBatch lastEmpty;
+        volatile AppendMark mark;
         volatile ScheduledFuture<?> timeout;
 
-        Waiter(String queue, String channel, Supplier<StreamBatch> attempt) {
+        Waiter(String queue, String channel, Supplier<MarkedBatch> attempt) {
             this.queue = queue;
             this.channel = channel;
             this.attempt = attempt;

@@ -1,29 +1,43 @@
 package io.pgvs3.spring.web.streams;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.core.catalog.CatalogMigrator;
+import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
+import io.pgvs3.core.stream.AppendMark;
+import io.pgvs3.core.stream.MarkedBatch;
+import io.pgvs3.core.stream.NewStreamMessage;
 import io.pgvs3.core.stream.StreamBatch;
+import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The waiting protocol of {@code wait_ms} receives against a real LISTEN connection: the attempts are counted and
- * their results chosen by the test, so that it can tell which attempt ran and why.
+ * The waiting protocol of {@code wait_ms} receives against a real LISTEN connection: the attempts and probes are
+ * counted and their results chosen by the test (or real, on a migrated database), so that it can tell which ran and
+ * why. A hub whose connection is held back until a test lets it go shows what happens to a receive whose first
+ * attempt ran before its channel was LISTENed to.
  */
 class StreamLongPollTests {
 
@@ -33,6 +47,7 @@ class StreamLongPollTests {
     @BeforeAll
     static void database() {
         dataSource = TestPostgres.get().newDatabase().newDataSource(4);
+        new CatalogMigrator(dataSource).migrate();
         jdbc = new JdbcTemplate(dataSource);
     }
 
@@ -42,23 +57,53 @@ class StreamLongPollTests {
     }
 
     @Test
-    void anAppendBetweenTheFirstAttemptAndTheListenIsSeenWithoutANotification() throws Exception {
-        try (NotificationHub hub = new NotificationHub(dataSource); StreamLongPoll longPoll = new StreamLongPoll(hub, 2)) {
-            // the caller's first attempt found nothing; the append commits before the channel is LISTENed to, and
-            // its notification (if any) is gone: the wake-up after the LISTEN makes the waiter look again
-            AtomicBoolean appended = new AtomicBoolean(true);
+    void anAppendBetweenTheFirstAttemptAndTheListenIsFoundByOneProbeAndReceived() throws Exception {
+        Gate gate = new Gate();
+        Probes probes = new Probes(marks -> Set.copyOf(marks));
+        try (NotificationHub hub = new NotificationHub(gate); StreamLongPoll longPoll = new StreamLongPoll(hub, probes, 2)) {
+            // the first attempt finds nothing before the channel is LISTENed to; an append commits before the
+            // LISTEN, and its notification is gone: the probe after the LISTEN finds it, and only then is the
+            // receive tried again
+            AtomicBoolean appended = new AtomicBoolean();
             Attempts attempts = new Attempts(() -> appended.get() ? batch(7L) : empty());
+            attempts.afterFirst(() -> {
+                appended.set(true);
+                gate.open();
+            });
             long started = System.nanoTime();
-            StreamBatch batch = longPoll.await(QueueName.of("lp-race"), Duration.ofSeconds(20), attempts)
+            StreamBatch batch = longPoll.receive(QueueName.of("lp-race"), Duration.ofSeconds(20), attempts)
                     .get(10, TimeUnit.SECONDS);
             assertThat(batch.batchId()).isEqualTo(7L);
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5000);
+            assertThat(attempts.count()).isEqualTo(2);
+            assertThat(probes.marks()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aFirstAttemptBeforeTheListenThatMissedNothingIsNotTriedAgain() throws Exception {
+        Gate gate = new Gate();
+        Probes probes = new Probes(marks -> Set.of());
+        try (NotificationHub hub = new NotificationHub(gate); StreamLongPoll longPoll = new StreamLongPoll(hub, probes, 2)) {
+            Attempts attempts = new Attempts(StreamLongPollTests::empty);
+            attempts.afterFirst(gate::open);
+            long started = System.nanoTime();
+            StreamBatch batch = longPoll.receive(QueueName.of("lp-quiet"), Duration.ofMillis(1500), attempts)
+                    .get(10, TimeUnit.SECONDS);
+            long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertThat(batch.isEmpty()).isTrue();
+            assertThat(waitedMs).isBetween(1450L, 6000L);
+            // one attempt, one probe after the LISTEN, and at the deadline neither
+            assertThat(attempts.count()).isEqualTo(1);
+            assertThat(probes.marks()).isEqualTo(1);
         }
     }
 
     @Test
     void aNotificationWakesTheWaiterAndTheDeadlineAnswersWithoutAnotherAttempt() throws Exception {
-        try (NotificationHub hub = new NotificationHub(dataSource); StreamLongPoll longPoll = new StreamLongPoll(hub, 2)) {
+        Probes probes = new Probes(marks -> Set.copyOf(marks));
+        try (NotificationHub hub = new NotificationHub(dataSource);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, probes, 2)) {
             QueueName queue = QueueName.of("lp-wake");
             String channel = NotificationHub.channelFor(queue);
             AtomicBoolean appended = new AtomicBoolean();
@@ -72,18 +117,23 @@ class StreamLongPollTests {
             }
             assertThat(hub.isListening(channel)).isTrue();
 
-            // nothing happens: one attempt at once (an append may have come after the caller's first), then the
-            // empty answer at the deadline, without asking again
+            // nothing happens: the first attempt runs while the channel is LISTENed to, then the empty answer at
+            // the deadline, without asking again
             long started = System.nanoTime();
-            StreamBatch idle = longPoll.await(queue, Duration.ofMillis(1500), attempts).get(10, TimeUnit.SECONDS);
+            StreamBatch idle = longPoll.receive(queue, Duration.ofMillis(1500), attempts).get(10, TimeUnit.SECONDS);
             long idleMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             assertThat(idle.isEmpty()).isTrue();
-            assertThat(idleMs).isBetween(1450L, 4000L);
+            assertThat(idleMs).isBetween(1450L, 6000L);
             assertThat(attempts.count()).isEqualTo(1);
+            assertThat(probes.marks()).isZero();
 
             // the notification of an append wakes a waiter
             attempts.reset();
-            CompletableFuture<StreamBatch> waiting = longPoll.await(queue, Duration.ofSeconds(20), attempts);
+            CompletableFuture<StreamBatch> waiting = longPoll.receive(queue, Duration.ofSeconds(20), attempts);
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (attempts.count() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
             Thread.sleep(300);
             assertThat(waiting).isNotDone();
             assertThat(attempts.count()).isEqualTo(1);
@@ -93,6 +143,7 @@ class StreamLongPollTests {
             assertThat(waiting.get(5, TimeUnit.SECONDS).batchId()).isEqualTo(9L);
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - notified)).isLessThan(2000);
             assertThat(attempts.count()).isEqualTo(2);
+            assertThat(probes.marks()).isZero();
         }
     }
 
@@ -102,13 +153,41 @@ class StreamLongPollTests {
         broken.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/none");
         broken.setInitializationFailTimeout(-1);
         broken.setConnectionTimeout(250);
-        try (broken; NotificationHub hub = new NotificationHub(broken); StreamLongPoll longPoll = new StreamLongPoll(hub, 2)) {
+        Probes probes = new Probes(marks -> Set.of());
+        try (broken; NotificationHub hub = new NotificationHub(broken);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, probes, 2)) {
             Attempts attempts = new Attempts(StreamLongPollTests::empty);
-            StreamBatch batch = longPoll.await(QueueName.of("lp-down"), Duration.ofMillis(1000), attempts)
+            StreamBatch batch = longPoll.receive(QueueName.of("lp-down"), Duration.ofMillis(1000), attempts)
                     .get(10, TimeUnit.SECONDS);
             assertThat(batch.isEmpty()).isTrue();
-            // every 250 ms while disconnected, and once more at the deadline
+            // at once, every 250 ms while disconnected, and once more at the deadline; never a probe, which only
+            // means something while the channel is LISTENed to
             assertThat(attempts.count()).isGreaterThanOrEqualTo(3);
+            assertThat(probes.marks()).isZero();
+        }
+    }
+
+    @Test
+    void aRealAppendCommittedBeforeTheListenIsReceived() throws Exception {
+        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
+        String queue = "lp-real";
+        streams.subscribe(queue, "c", null);
+        Gate gate = new Gate();
+        Probes probes = new Probes(streams::appendedSince);
+        try (NotificationHub hub = new NotificationHub(gate); StreamLongPoll longPoll = new StreamLongPoll(hub, probes, 2)) {
+            AtomicInteger attempts = new AtomicInteger();
+            StreamBatch batch = longPoll.receive(QueueName.of(queue), Duration.ofSeconds(20), () -> {
+                MarkedBatch attempt = streams.receiveMarked(queue, "c", null, 10);
+                if (attempts.incrementAndGet() == 1) {
+                    // committed (and notified) while nothing LISTENs yet
+                    streams.append(queue, NewStreamMessage.of("t", "{\"n\":1}"));
+                    gate.open();
+                }
+                return attempt;
+            }).get(10, TimeUnit.SECONDS);
+            assertThat(batch.messages()).hasSize(1);
+            assertThat(attempts.get()).isEqualTo(2);
+            assertThat(probes.marks()).isEqualTo(1);
         }
     }
 
@@ -120,19 +199,75 @@ class StreamLongPollTests {
         return new StreamBatch(id, 1, 2, List.of());
     }
 
-    private static final class Attempts implements Supplier<StreamBatch> {
+    /** The test database for the hub, whose connections wait until {@link #open()}. */
+    private static final class Gate extends DelegatingDataSource {
+
+        private final CountDownLatch open = new CountDownLatch(1);
+
+        Gate() {
+            super(dataSource);
+        }
+
+        void open() {
+            open.countDown();
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            try {
+                open.await(30, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("interrupted", ex);
+            }
+            return super.getConnection();
+        }
+    }
+
+    private static final class Probes implements StreamLongPoll.AppendProbe {
+
+        private final StreamLongPoll.AppendProbe answer;
+        private final AtomicInteger marks = new AtomicInteger();
+
+        Probes(StreamLongPoll.AppendProbe answer) {
+            this.answer = answer;
+        }
+
+        @Override
+        public Set<AppendMark> appendedSince(Collection<AppendMark> checked) {
+            marks.addAndGet(checked.size());
+            return answer.appendedSince(checked);
+        }
+
+        int marks() {
+            return marks.get();
+        }
+    }
+
+    private static final class Attempts implements Supplier<MarkedBatch> {
 
         private final Supplier<StreamBatch> result;
         private final AtomicInteger count = new AtomicInteger();
+        private volatile Runnable afterFirst = () -> {
+        };
 
         Attempts(Supplier<StreamBatch> result) {
             this.result = result;
         }
 
+        void afterFirst(Runnable action) {
+            afterFirst = action;
+        }
+
         @Override
-        public StreamBatch get() {
-            count.incrementAndGet();
-            return result.get();
+        public MarkedBatch get() {
+            int n = count.incrementAndGet();
+            StreamBatch batch = result.get();
+            if (n == 1) {
+                afterFirst.run();
+            }
+            return new MarkedBatch(batch, new AppendMark(QueueName.of("lp"), "1:1:" + n));
         }
 
         int count() {
