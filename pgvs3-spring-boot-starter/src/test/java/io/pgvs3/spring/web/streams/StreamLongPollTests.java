@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -148,6 +149,62 @@ class StreamLongPollTests {
     }
 
     @Test
+    void aWokenWaiterGoesAheadOfFirstAttemptsStillQueued() throws Exception {
+        Probes probes = new Probes(marks -> Set.copyOf(marks));
+        try (NotificationHub hub = new NotificationHub(dataSource);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, probes, 1)) {
+            QueueName woken = QueueName.of("lp-first-in-line");
+            String channel = NotificationHub.channelFor(woken);
+            hub.listen(channel, () -> {
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!hub.isListening(channel) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            List<String> order = new CopyOnWriteArrayList<>();
+            AtomicBoolean appended = new AtomicBoolean();
+            CompletableFuture<StreamBatch> waiting = longPoll.receive(woken, Duration.ofSeconds(20), () -> {
+                order.add("woken");
+                return marked(appended.get() ? batch(5L) : empty());
+            });
+            while (order.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            // the only worker is busy with one first attempt, three more wait behind it
+            CountDownLatch release = new CountDownLatch(1);
+            longPoll.receive(QueueName.of("lp-busy"), Duration.ofSeconds(20), () -> {
+                order.add("busy");
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                return marked(batch(1L));
+            });
+            for (int i = 0; i < 3; i++) {
+                longPoll.receive(QueueName.of("lp-queued-" + i), Duration.ofSeconds(20), () -> {
+                    order.add("queued");
+                    return marked(batch(2L));
+                });
+            }
+            while (!order.contains("busy") && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            appended.set(true);
+            jdbc.execute("SELECT pg_notify('" + channel + "', 'stream')");
+            Thread.sleep(500);
+            release.countDown();
+            assertThat(waiting.get(10, TimeUnit.SECONDS).batchId()).isEqualTo(5L);
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (order.size() < 6 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(order).containsExactly("woken", "busy", "woken", "queued", "queued", "queued");
+        }
+    }
+
+    @Test
     void whileTheHubCannotListenTheWaiterPollsAndTriesOnceMoreAtTheDeadline() throws Exception {
         HikariDataSource broken = new HikariDataSource();
         broken.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/none");
@@ -189,6 +246,10 @@ class StreamLongPollTests {
             assertThat(attempts.get()).isEqualTo(2);
             assertThat(probes.marks()).isEqualTo(1);
         }
+    }
+
+    private static MarkedBatch marked(StreamBatch batch) {
+        return new MarkedBatch(batch, new AppendMark(QueueName.of("lp"), "1:1:"));
     }
 
     private static StreamBatch empty() {
