@@ -171,8 +171,9 @@ class ManyLongPollsTest extends ServerTestSupport {
                 listenersBefore, listenersDuring, listenersAfter);
 
         // bounds for a loaded 2-core machine (where taking the receives in may take seconds, hence counted from
-        // each queue's LISTEN); serialised LISTENs took tens of seconds here
-        assertThat(lateFromListen[lateFromListen.length - 1]).as("latest answer past wait_ms").isLessThan(2000);
+        // each queue's LISTEN, which now comes before a receive's first attempt, so the bound includes the wait of
+        // that attempt for a worker: up to 2.4 s seen under load); serialised LISTENs took tens of seconds here
+        assertThat(lateFromListen[lateFromListen.length - 1]).as("latest answer past wait_ms").isLessThan(5000);
         // without a working notification a woken receive would wait for its 20 s deadline; on a loaded machine a
         // wake-up that works has taken just over 1 s, so the bound sits well between the two
         assertThat(millis(wakeNanos[WOKEN - 1])).as("slowest wake-up after an append").isLessThan(5000);
