@@ -322,7 +322,8 @@ END
 $fn$;
 
 -- Inserts one job without a unique key: enqueue_rows for a single job, with one parameter per column instead of
--- arrays, which costs a single enqueue about half the server time of enqueue_rows. Same result and notification.
+-- arrays (called alternately in one session on PostgreSQL 15: 0.15 ms against 0.26 ms per job). Same result and
+-- notification.
 CREATE OR REPLACE FUNCTION @schema@.enqueue_job(p_id uuid, p_type text, p_args jsonb, p_meta jsonb, p_options jsonb,
                                                 p_extra jsonb, p_priority integer, p_max_attempts integer,
                                                 p_retry jsonb, p_timeout bigint, p_visibility_timeout bigint,
