@@ -88,6 +88,9 @@ class StreamMemberAllocationTest extends StreamTestSupport {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try (Statement statement = connection.createStatement()) {
+                // the embedded test server runs with synchronous_commit off; a production session has it on
+                statement.execute("SET synchronous_commit = on");
+                connection.commit();
                 assertThat(string(statement, "SELECT current_setting('synchronous_commit')")).isEqualTo("on");
                 long batchId = count(statement,
                         "SELECT batch_id FROM s3q_memberflush.stream_allocate('group', 'm0', 10, NULL)");
