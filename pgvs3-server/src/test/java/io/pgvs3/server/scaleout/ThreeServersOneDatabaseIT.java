@@ -26,7 +26,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.pgvs3.server.Pgvs3ServerApplication;
 import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.OjsClient.Response;
 import io.pgvs3.test.TestDatabase;
@@ -39,13 +38,14 @@ import tools.jackson.databind.JsonNode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Three server processes on one database, used the way a load balancer spreads calls: every call may reach any
- * server, so a job fetched from one server is acked on another, an event appended through one is received through
- * the others, and a receive waiting on one server is woken by an append taken by another. Each server runs its own
- * maintenance schedule; the passes take turns on the maintenance lock, so the one cron entry fires once a minute,
- * not once per server.
+ * Three server jars ({@code target/pgvs3-server.jar}, each in a JVM of its own) on one database, used the way a
+ * load balancer spreads calls: every call may reach any server, so a job fetched from one server is acked on
+ * another, an event appended through one is received through the others, and a receive waiting on one server is
+ * woken by an append taken by another. Each server runs its own maintenance schedule; the passes take turns on the
+ * maintenance lock, so the one cron entry fires once a minute, not once per server. An integration test, so that
+ * it runs after the unit tests' JVM (and the connections of its cached application contexts) is gone.
  */
-class ThreeServersOneDatabaseTest {
+class ThreeServersOneDatabaseIT {
 
     private static final Duration STARTUP = Duration.ofMinutes(4);
     private static final Duration WORKLOAD = Duration.ofMinutes(3);
@@ -290,10 +290,15 @@ class ThreeServersOneDatabaseTest {
     }
 
     private Process start(TestDatabase database, int port, String name) throws IOException {
+        Path jar = Path.of("target", "pgvs3-server.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar.toAbsolutePath() + " is missing: run the package phase first");
+        }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-cp", System.getProperty("java.class.path"),
-                Pgvs3ServerApplication.class.getName(), "--server.port=" + port,
-                "--spring.datasource.url=" + database.jdbcUrl(), "--pgvs3.maintenance.interval=200ms"));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-jar", jar.toString(), "--server.port=" + port,
+                "--spring.datasource.url=" + database.jdbcUrl(), "--pgvs3.maintenance.interval=200ms",
+                // three servers on a PostgreSQL of 100 connections
+                "--spring.datasource.hikari.maximum-pool-size=6", "--spring.datasource.hikari.minimum-idle=1"));
         if (database.username() != null) {
             command.add("--spring.datasource.username=" + database.username());
         }
