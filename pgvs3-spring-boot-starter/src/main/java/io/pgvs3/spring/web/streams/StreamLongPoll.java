@@ -34,10 +34,10 @@ import org.slf4j.LoggerFactory;
  * <p>
  * A waiting receive is a future whose attempts run on a small worker pool (sized below the connection pool, so
  * that other requests still get connections): the first one as soon as a worker is free, later ones whenever the
- * queue's channel is notified, ahead of first attempts still queued (one hub registration per queue, shared by its waiters). The channel is registered
- * before the first attempt, and registering never waits for the database: the hub LISTENs to new channels within
- * its poll interval, so under load most first attempts already start while their channel is LISTENed to, and then
- * nothing can be appended unnoticed afterwards.
+ * queue's channel is notified, ahead of first attempts still queued (one hub registration per queue, shared by its
+ * waiters). The channel is registered before the first attempt, and registering never waits for the database: the
+ * hub LISTENs to new channels within its poll interval, so under load most first attempts already start while
+ * their channel is LISTENed to, and then nothing can be appended unnoticed afterwards.
  * <p>
  * A first attempt that found nothing before its channel was LISTENed to may have missed an append that committed
  * before the LISTEN (its notification is gone). Instead of receiving again, such waiters are checked together, one
