@@ -34,7 +34,7 @@ public class CronStore {
             + " job_template::text, next_run_at, last_run_at, last_job_id::text, created_at";
 
     private final JdbcTemplate jdbc;
-    private final JobStore jobs;
+    private final Function<String, JobStore> jobsByQueue;
     private final Function<JsonNode, NewJob> templateParser;
     private final TransactionTemplate transactions;
     private final JsonMapper mapper = JsonMapper.builder().build();
@@ -44,8 +44,20 @@ public class CronStore {
      * @param templateParser turns a job template (an OJS job envelope) into a job, validating it
      */
     public CronStore(JdbcTemplate jdbc, JobStore jobs, Function<JsonNode, NewJob> templateParser) {
+        this(jdbc, templateParser, queue -> jobs);
+    }
+
+    /**
+     * For queues spread over several clusters: the crons live in this catalog, each occurrence's job goes to the
+     * store of its queue. An enqueue on another database commits on its own, before the cron row moves on: if this
+     * transaction then fails, the occurrence fires again on the next pass.
+     *
+     * @param jobsByQueue the job store holding a queue
+     */
+    public CronStore(JdbcTemplate jdbc, Function<JsonNode, NewJob> templateParser,
+            Function<String, JobStore> jobsByQueue) {
         this.jdbc = jdbc;
-        this.jobs = jobs;
+        this.jobsByQueue = jobsByQueue;
         this.templateParser = templateParser;
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource()));
     }
@@ -108,7 +120,8 @@ public class CronStore {
             for (Cron cron : due) {
                 String jobId = cron.lastJobId();
                 if (!overlapping(cron)) {
-                    jobId = jobs.enqueue(templateParser.apply(cron.jobTemplate())).id();
+                    NewJob job = templateParser.apply(cron.jobTemplate());
+                    jobId = jobsByQueue.apply(job.queue().value()).enqueue(job).id();
                 }
                 Instant next = CronSchedule.parse(cron.expression(), cron.timezone()).next(Instant.now());
                 jdbc.update("UPDATE s3p.crons SET next_run_at = ?, last_run_at = now(), last_job_id = ?::uuid,"
@@ -127,7 +140,7 @@ public class CronStore {
         if (!"skip".equals(cron.overlapPolicy()) || cron.lastJobId() == null) {
             return false;
         }
-        return jobs.get(cron.lastJobId()).map(job -> !job.state().isTerminal()).orElse(false);
+        return jobsByQueue.apply(cron.queue()).get(cron.lastJobId()).map(job -> !job.state().isTerminal()).orElse(false);
     }
 
     private Cron cron(ResultSet rs, int row) throws SQLException {

@@ -24,7 +24,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
         afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(Pgvs3Properties.class)
-@Import({ Pgvs3JobsConfiguration.class, Pgvs3StreamsConfiguration.class })
+@Import({ Pgvs3JobsConfiguration.class, Pgvs3StreamsConfiguration.class, Pgvs3ClustersConfiguration.class })
 public class Pgvs3AutoConfiguration {
 
     @Bean

@@ -1,19 +1,32 @@
 package io.pgvs3.spring.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.Pgvs3ListenersHealthIndicator;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -40,6 +53,36 @@ public class Pgvs3HealthAutoConfiguration {
     @ConditionalOnBean(Pgvs3ListenerEndpointRegistry.class)
     public Pgvs3ListenersHealthIndicator pgvs3ListenersHealthIndicator(Pgvs3ListenerEndpointRegistry registry) {
         return new Pgvs3ListenersHealthIndicator(registry);
+    }
+
+    /**
+     * Health component {@code pgvs3Clusters} when {@code pgvs3.clusters} names other clusters: for each, its database
+     * and its maintenance, checked as {@code pgvs3} checks the default cluster's.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "pgvs3ClustersHealthContributor")
+    @Conditional(OtherClustersCondition.class)
+    public CompositeHealthContributor pgvs3ClustersHealthContributor(ClusterRouter router,
+            ObjectProvider<ClusterMaintenance> maintenance, Pgvs3Properties properties) {
+        ClusterMaintenance schedules = maintenance.getIfAvailable();
+        Map<String, HealthContributor> clusters = new LinkedHashMap<>();
+        router.clusters().stream().filter(cluster -> !cluster.isDefault())
+                .forEach(cluster -> clusters.put(cluster.name(), new Pgvs3HealthIndicator(cluster.dataSource(),
+                        schedules == null ? null : schedules.scheduler(cluster.name()), null, properties.getHealth())));
+        return CompositeHealthContributor.fromMap(clusters);
+    }
+
+    /** Matches when {@code pgvs3.clusters} holds at least one cluster. */
+    static class OtherClustersCondition extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            boolean configured = Binder.get(context.getEnvironment())
+                    .bind("pgvs3.clusters", Bindable.mapOf(String.class, Object.class))
+                    .map(map -> !map.isEmpty()).orElse(false);
+            return configured ? ConditionOutcome.match("pgvs3.clusters is configured")
+                    : ConditionOutcome.noMatch("pgvs3.clusters is not configured");
+        }
     }
 
     @Bean

@@ -5,6 +5,8 @@ import javax.sql.DataSource;
 import io.pgvs3.core.Resettable;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.cluster.Cluster;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronMaintenanceTask;
 import io.pgvs3.core.job.CronStore;
 import io.pgvs3.core.job.JobMaintenanceTask;
@@ -41,11 +43,11 @@ class Pgvs3JobsConfiguration {
      * {@code @StreamListener} of the stream subscribes before the first event it should see.
      */
     @Bean
-    SmartInitializingSingleton pgvs3JobEventStreamsOptIn(JobStore store, QueueCatalog catalog,
-            Pgvs3Properties properties) {
+    SmartInitializingSingleton pgvs3JobEventStreamsOptIn(ClusterRouter router, Pgvs3Properties properties) {
         return () -> properties.getJobs().getEventStreams().forEach((queue, stream) -> {
-            catalog.ensure(QueueName.of(queue));
-            store.eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
+            Cluster cluster = router.forQueue(queue);
+            cluster.catalog().ensure(QueueName.of(queue));
+            cluster.jobs().eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
         });
     }
 
@@ -56,8 +58,8 @@ class Pgvs3JobsConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CronStore pgvs3CronStore(DataSource dataSource, JobStore jobs) {
-        return new CronStore(new JdbcTemplate(dataSource), jobs, JobRequests::parse);
+    CronStore pgvs3CronStore(DataSource dataSource, ClusterRouter router) {
+        return new CronStore(new JdbcTemplate(dataSource), JobRequests::parse, queue -> router.forQueue(queue).jobs());
     }
 
     @Bean
@@ -72,10 +74,10 @@ class Pgvs3JobsConfiguration {
     }
 
     @Bean
-    Resettable pgvs3JobsResettable(JobStore store, CronStore crons) {
+    Resettable pgvs3JobsResettable(ClusterRouter router, CronStore crons) {
         return () -> {
             crons.deleteAll();
-            store.deleteAll();
+            router.clusters().forEach(cluster -> cluster.jobs().deleteAll());
         };
     }
 }

@@ -1,5 +1,6 @@
 package io.pgvs3.spring.autoconfigure;
 
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronStore;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.WorkflowStore;
@@ -26,34 +27,33 @@ import org.springframework.context.annotation.Configuration;
 class Pgvs3JobsWebConfiguration {
 
     @Bean
-    JobController pgvs3JobController(JobStore store,
-            ObjectProvider<Pgvs3Metrics> metrics) {
-        return new JobController(store, metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
+    JobController pgvs3JobController(ClusterRouter router, ObjectProvider<Pgvs3Metrics> metrics) {
+        return new JobController(router, metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
     }
 
     @Bean
-    WorkerController pgvs3WorkerController(JobStore store) {
-        return new WorkerController(store);
+    WorkerController pgvs3WorkerController(ClusterRouter router) {
+        return new WorkerController(router);
     }
 
     @Bean
-    DeadLetterController pgvs3DeadLetterController(JobStore store) {
-        return new DeadLetterController(store);
+    DeadLetterController pgvs3DeadLetterController(ClusterRouter router) {
+        return new DeadLetterController(router);
     }
 
     @Bean
-    JobEventController pgvs3JobEventController(JobStore store, Pgvs3JsonMapper json) {
-        return new JobEventController(store, json.mapper());
+    JobEventController pgvs3JobEventController(ClusterRouter router, Pgvs3JsonMapper json) {
+        return new JobEventController(router, json.mapper());
     }
 
     @Bean
-    JobQueueController pgvs3JobQueueController(JobStore store) {
-        return new JobQueueController(store);
+    JobQueueController pgvs3JobQueueController(ClusterRouter router) {
+        return new JobQueueController(router);
     }
 
     @Bean
-    JobEventStreamController pgvs3JobEventStreamController(JobStore store) {
-        return new JobEventStreamController(store);
+    JobEventStreamController pgvs3JobEventStreamController(ClusterRouter router) {
+        return new JobEventStreamController(router);
     }
 
     @Bean
@@ -62,8 +62,8 @@ class Pgvs3JobsWebConfiguration {
     }
 
     @Bean
-    WorkflowController pgvs3WorkflowController(WorkflowStore workflows) {
-        return new WorkflowController(workflows);
+    WorkflowController pgvs3WorkflowController(WorkflowStore workflows, ClusterRouter router) {
+        return new WorkflowController(workflows, router);
     }
 
 }

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
@@ -94,7 +95,7 @@ public class Pgvs3ListenerAutoConfiguration {
             ObjectProvider<NotificationHub> notifications,
             @Qualifier(ERROR_HANDLER_BEAN_NAME) ListenerErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, StreamMessageConverter converter,
-            Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics) {
+            Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics, ObjectProvider<ClusterRouter> router) {
         Pgvs3Properties.Listener listener = properties.getListener();
         Pgvs3Properties.Handler handler = properties.getHandler();
         PollingSettings streamPolling = new PollingSettings(listener.isListen(), listener.getMinPollInterval(),
@@ -105,10 +106,12 @@ public class Pgvs3ListenerAutoConfiguration {
                 handler.getHeartbeatInterval(), handler.getPrefetch());
         String instanceId = listener.getInstanceId() != null && !listener.getInstanceId().isBlank()
                 ? listener.getInstanceId() : defaultInstanceId();
-        return new Pgvs3ListenerContainerFactory(streams::getIfAvailable, jobs::getIfAvailable,
-                listener.isListen() ? notifications.getIfAvailable() : null, streamPolling, jobPolling, jobSettings,
-                errorHandler, transactionManager.getIfUnique(), converter, json.mapper(),
+        Pgvs3ListenerContainerFactory factory = new Pgvs3ListenerContainerFactory(streams::getIfAvailable,
+                jobs::getIfAvailable, listener.isListen() ? notifications.getIfAvailable() : null, streamPolling,
+                jobPolling, jobSettings, errorHandler, transactionManager.getIfUnique(), converter, json.mapper(),
                 metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP), instanceId);
+        factory.setClusterRouter(router.getIfAvailable());
+        return factory;
     }
 
     @Bean

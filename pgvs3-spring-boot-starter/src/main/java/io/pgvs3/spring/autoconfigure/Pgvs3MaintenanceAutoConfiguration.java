@@ -2,8 +2,16 @@ package io.pgvs3.spring.autoconfigure;
 
 import javax.sql.DataSource;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.pgvs3.core.cluster.Cluster;
+import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.core.job.JobMaintenanceTask;
 import io.pgvs3.core.maintenance.MaintenancePass;
 import io.pgvs3.core.maintenance.MaintenanceTask;
+import io.pgvs3.core.stream.StreamMaintenanceTask;
 import io.pgvs3.spring.core.Pgvs3Metrics;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -36,5 +44,31 @@ public class Pgvs3MaintenanceAutoConfiguration {
             ObjectProvider<Pgvs3Metrics> metrics) {
         return new MaintenanceScheduler(pass, properties.getMaintenance().getInterval(),
                 metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
+    }
+
+    /** One pass and schedule per cluster of {@code pgvs3.clusters}: job and stream upkeep, no crons. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "pgvs3.maintenance.enabled", matchIfMissing = true)
+    @ConditionalOnBooleanProperty(name = "pgvs3.http.read-only", havingValue = false, matchIfMissing = true)
+    public ClusterMaintenance pgvs3ClusterMaintenance(ObjectProvider<ClusterRouter> router, Pgvs3Properties properties,
+            ObjectProvider<Pgvs3Metrics> metrics) {
+        ClusterRouter clusters = router.getIfAvailable();
+        Pgvs3Metrics meters = metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP);
+        Map<String, MaintenanceScheduler> schedulers = new LinkedHashMap<>();
+        if (clusters != null) {
+            clusters.clusters().stream().filter(cluster -> !cluster.isDefault())
+                    .forEach(cluster -> schedulers.put(cluster.name(), new MaintenanceScheduler(pass(cluster),
+                            properties.getMaintenance().getInterval(), meters)));
+        }
+        return new ClusterMaintenance(schedulers);
+    }
+
+    static MaintenancePass pass(Cluster cluster) {
+        return new MaintenancePass(cluster.dataSource(), List.of(new JobMaintenanceTask(cluster.jobs()),
+                StreamMaintenanceTask.retries(cluster.catalog(), cluster.streams()),
+                StreamMaintenanceTask.ticker(cluster.catalog(), cluster.streams()),
+                StreamMaintenanceTask.rotation(cluster.catalog(), cluster.streams()),
+                StreamMaintenanceTask.tickCleanup(cluster.catalog(), cluster.streams())));
     }
 }

@@ -1,7 +1,9 @@
 package io.pgvs3.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,6 +31,12 @@ public class Pgvs3Properties {
     private final Metrics metrics = new Metrics();
 
     private final Dashboard dashboard = new Dashboard();
+
+    /**
+     * Further PostgreSQL databases, by name, each with its own s3p catalog and the queues routed to it; the
+     * application's own DataSource is the cluster 'default' and holds every queue no route claims.
+     */
+    private final Map<String, Cluster> clusters = new LinkedHashMap<>();
 
     public Http getHttp() {
         return http;
@@ -64,6 +72,10 @@ public class Pgvs3Properties {
 
     public Dashboard getDashboard() {
         return dashboard;
+    }
+
+    public Map<String, Cluster> getClusters() {
+        return clusters;
     }
 
     public static class Http {
@@ -581,6 +593,67 @@ public class Pgvs3Properties {
 
         public void setHistorySize(int historySize) {
             this.historySize = historySize;
+        }
+    }
+
+    public static class Cluster {
+
+        /** JDBC URL of the cluster's database. */
+        private String url;
+
+        /** Login user of the cluster's database. */
+        private String username;
+
+        /** Login password of the cluster's database. */
+        private String password;
+
+        /** Largest number of connections of the cluster's pool (Hikari). */
+        private int maximumPoolSize = 10;
+
+        /**
+         * Queues living on this cluster: queue names, or patterns in which '*' stands for any run of characters
+         * (orders-*). Exact names are matched before patterns; patterns in the order configured.
+         */
+        private List<String> queues = new ArrayList<>();
+
+        public String getUrl() {
+            return url;
+        }
+
+        public void setUrl(String url) {
+            this.url = url;
+        }
+
+        public String getUsername() {
+            return username;
+        }
+
+        public void setUsername(String username) {
+            this.username = username;
+        }
+
+        public String getPassword() {
+            return password;
+        }
+
+        public void setPassword(String password) {
+            this.password = password;
+        }
+
+        public int getMaximumPoolSize() {
+            return maximumPoolSize;
+        }
+
+        public void setMaximumPoolSize(int maximumPoolSize) {
+            this.maximumPoolSize = maximumPoolSize;
+        }
+
+        public List<String> getQueues() {
+            return queues;
+        }
+
+        public void setQueues(List<String> queues) {
+            this.queues = queues;
         }
     }
 }

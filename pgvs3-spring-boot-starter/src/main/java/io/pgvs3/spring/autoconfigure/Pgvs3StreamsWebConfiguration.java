@@ -1,14 +1,19 @@
 package io.pgvs3.spring.autoconfigure;
 
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.cluster.Cluster;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.web.streams.ClusterLongPolls;
 import io.pgvs3.spring.web.streams.StreamAcksController;
 import io.pgvs3.spring.web.streams.StreamConsumersController;
 import io.pgvs3.spring.web.streams.StreamLongPoll;
@@ -37,6 +42,23 @@ class Pgvs3StreamsWebConfiguration {
         return longPoll;
     }
 
+    /** The default cluster's long-poll and one per other cluster, each waiting on its cluster's notifications. */
+    @Bean
+    ClusterLongPolls pgvs3ClusterLongPolls(StreamLongPoll longPoll, ClusterRouter router, Pgvs3Properties properties) {
+        int threads = properties.getStreams().getLongPollThreads();
+        Map<String, StreamLongPoll> others = new LinkedHashMap<>();
+        for (Cluster cluster : router.clusters()) {
+            if (!cluster.isDefault()) {
+                StreamLongPoll clusterLongPoll = new StreamLongPoll(cluster.notifications(),
+                        cluster.streams()::appendedSince,
+                        threads > 0 ? threads : longPollThreads(cluster.dataSource()));
+                cluster.catalog().onDrop(clusterLongPoll::forget);
+                others.put(cluster.name(), clusterLongPoll);
+            }
+        }
+        return new ClusterLongPolls(longPoll, others);
+    }
+
     /**
      * Half the connection pool (2 to 16): hundreds of long-polls arriving at once queue on the workers, and the
      * other half of the pool stays free for other requests.
@@ -56,28 +78,28 @@ class Pgvs3StreamsWebConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    StreamMessagesController pgvs3StreamMessagesController(StreamStore streams, Pgvs3JsonMapper json,
+    StreamMessagesController pgvs3StreamMessagesController(ClusterRouter router, Pgvs3JsonMapper json,
             Pgvs3Properties properties, ObjectProvider<Pgvs3Metrics> metrics) {
-        return new StreamMessagesController(streams, json.mapper(), properties.getStreams().getMaxPayloadBytes(),
+        return new StreamMessagesController(router, json.mapper(), properties.getStreams().getMaxPayloadBytes(),
                 metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
     }
 
     @Bean
     @ConditionalOnMissingBean
-    StreamConsumersController pgvs3StreamConsumersController(StreamStore streams, StreamLongPoll longPoll,
+    StreamConsumersController pgvs3StreamConsumersController(ClusterRouter router, ClusterLongPolls longPolls,
             Pgvs3Properties properties) {
-        return new StreamConsumersController(streams, longPoll, properties.getStreams().getMaxWait());
+        return new StreamConsumersController(router, longPolls, properties.getStreams().getMaxWait());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    StreamAcksController pgvs3StreamAcksController(StreamStore streams) {
-        return new StreamAcksController(streams);
+    StreamAcksController pgvs3StreamAcksController(ClusterRouter router) {
+        return new StreamAcksController(router);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    StreamQueueController pgvs3StreamQueueController(StreamStore streams) {
-        return new StreamQueueController(streams);
+    StreamQueueController pgvs3StreamQueueController(ClusterRouter router) {
+        return new StreamQueueController(router);
     }
 }

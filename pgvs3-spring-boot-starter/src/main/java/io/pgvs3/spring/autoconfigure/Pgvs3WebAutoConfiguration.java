@@ -1,10 +1,14 @@
 package io.pgvs3.spring.autoconfigure;
 
 
+import java.util.HashMap;
+import java.util.Map;
+
 import javax.sql.DataSource;
 
 import io.pgvs3.core.Resettable;
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.spring.web.AdminResetController;
 import io.pgvs3.spring.web.JsonBodyGuard;
 import io.pgvs3.spring.web.HealthDetailsPolicy;
@@ -114,14 +118,17 @@ public class Pgvs3WebAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public QueueController pgvs3QueueController(QueueCatalog catalog) {
-        return new QueueController(catalog);
+    public QueueController pgvs3QueueController(ClusterRouter router) {
+        return new QueueController(router);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    public QueueStorageController pgvs3QueueStorageController(DataSource dataSource, QueueCatalog catalog) {
-        return new QueueStorageController(new QueueTableStats(new JdbcTemplate(dataSource), catalog));
+    public QueueStorageController pgvs3QueueStorageController(ClusterRouter router) {
+        Map<String, QueueTableStats> byCluster = new HashMap<>();
+        router.clusters().forEach(cluster -> byCluster.put(cluster.name(),
+                new QueueTableStats(new JdbcTemplate(cluster.dataSource()), cluster.catalog())));
+        return new QueueStorageController(queue -> byCluster.get(router.forQueue(queue).name()));
     }
 
     @Bean

@@ -6,7 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.NewJob;
@@ -18,18 +20,36 @@ import tools.jackson.databind.json.JsonMapper;
  * Enqueues and looks up jobs from application code. Enqueues run on the application's {@code DataSource} and join
  * the caller's Spring transaction: a job enqueued inside a transaction exists only if that transaction commits.
  * <p>
+ * A queue routed to another cluster ({@code pgvs3.clusters}) is enqueued to on that cluster's pool, in a transaction
+ * of its own that commits at once: only queues of the default cluster join the caller's transaction. An
+ * {@link #enqueueAll} must name queues of one cluster.
+ * <p>
  * A job's {@code args} is a JSON array. {@code args} passed here becomes its single element, unless it is an
  * {@code Object[]}, whose elements become the array's elements (one per {@code @JobHandler} parameter); null gives
  * an empty array.
  */
 public class JobTemplate {
 
-    private final JobStore store;
+    private final Function<String, JobStore> byQueue;
+    private final Function<String, JobStore> byJobId;
+    private final Function<List<NewJob>, JobStore> byBatch;
     private final JsonMapper mapper;
     private final Pgvs3Metrics metrics;
 
+    /** A template on one store. */
     public JobTemplate(JobStore store, JsonMapper mapper, Pgvs3Metrics metrics) {
-        this.store = store;
+        this.byQueue = queue -> store;
+        this.byJobId = id -> store;
+        this.byBatch = jobs -> store;
+        this.mapper = mapper;
+        this.metrics = metrics;
+    }
+
+    /** A template enqueueing each job on its queue's cluster and finding jobs by id on theirs. */
+    public JobTemplate(ClusterRouter router, JsonMapper mapper, Pgvs3Metrics metrics) {
+        this.byQueue = queue -> router.forQueue(queue).jobs();
+        this.byJobId = id -> router.forJob(id).jobs();
+        this.byBatch = jobs -> router.forAll(jobs.stream().map(job -> job.queue().value()).toList(), "a batch").jobs();
         this.mapper = mapper;
         this.metrics = metrics;
     }
@@ -39,7 +59,8 @@ public class JobTemplate {
     }
 
     public Job enqueue(String type, Object args, JobOptions options) {
-        Job job = store.enqueue(toNew(new JobRequest(type, args, options)));
+        NewJob newJob = toNew(new JobRequest(type, args, options));
+        Job job = byQueue.apply(newJob.queue().value()).enqueue(newJob);
         AfterCommit.run(() -> metrics.enqueued(job.queue(), 1));
         return job;
     }
@@ -50,7 +71,7 @@ public class JobTemplate {
         for (JobRequest request : requests) {
             jobs.add(toNew(request));
         }
-        List<Job> enqueued = store.enqueueBatch(jobs);
+        List<Job> enqueued = byBatch.apply(jobs).enqueueBatch(jobs);
         // counted from the requests: the jobs answered are built only when the caller reads them
         Map<String, Integer> perQueue = new LinkedHashMap<>();
         jobs.forEach(job -> perQueue.merge(job.queue().value(), 1, Integer::sum));
@@ -59,12 +80,12 @@ public class JobTemplate {
     }
 
     public Optional<Job> get(String id) {
-        return store.get(id);
+        return byJobId.apply(id).get(id);
     }
 
     /** Cancels a job that has not finished; a finished job answers {@code conflict}. */
     public Job cancel(String id) {
-        return store.cancel(id);
+        return byJobId.apply(id).cancel(id);
     }
 
     private NewJob toNew(JobRequest request) {

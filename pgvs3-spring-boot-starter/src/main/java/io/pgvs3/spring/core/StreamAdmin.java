@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.stream.StreamConfig;
 import io.pgvs3.core.stream.StreamStore;
 import tools.jackson.databind.JsonNode;
@@ -14,19 +16,23 @@ import tools.jackson.databind.JsonNode;
 /**
  * Manages streams from application code: a queue's dead letters (list, replay, purge) and its settings
  * ({@code max_retries}, retention, dedupe window). The same operations as the HTTP routes, on the application's
- * {@code DataSource}.
+ * {@code DataSource}, or on the queue's cluster for a queue routed to another one ({@code pgvs3.clusters}).
  */
 public class StreamAdmin {
 
-    private final StreamStore store;
+    private final Function<String, StreamStore> stores;
 
     public StreamAdmin(StreamStore store) {
-        this.store = store;
+        this.stores = queue -> store;
+    }
+
+    public StreamAdmin(ClusterRouter router) {
+        this.stores = queue -> router.forQueue(queue).streams();
     }
 
     /** A page of dead letters, oldest first. */
     public Page deadLetters(String queue, int limit, int offset) {
-        JsonNode page = store.deadLetters(queue, limit, offset);
+        JsonNode page = stores.apply(queue).deadLetters(queue, limit, offset);
         List<StreamDeadLetter> letters = new ArrayList<>();
         for (JsonNode letter : page.path("dead_letters")) {
             Map<String, String> headers = new LinkedHashMap<>();
@@ -44,31 +50,31 @@ public class StreamAdmin {
 
     /** Appends one dead letter to the log again, with its retry count reset; false when there is no such letter. */
     public boolean replay(String queue, long deadLetterId) {
-        return store.replayDeadLetter(queue, deadLetterId);
+        return stores.apply(queue).replayDeadLetter(queue, deadLetterId);
     }
 
     /** Appends every dead letter of the queue to the log again; returns how many. */
     public int replayAll(String queue) {
-        return store.replayDeadLetters(queue);
+        return stores.apply(queue).replayDeadLetters(queue);
     }
 
     /** Deletes the dead letters older than {@code olderThan} ({@code Duration.ZERO}: all); returns how many. */
     public int purge(String queue, Duration olderThan) {
-        return store.purgeDeadLetters(queue, olderThan);
+        return stores.apply(queue).purgeDeadLetters(queue, olderThan);
     }
 
     public StreamConfig config(String queue) {
-        return store.config(queue);
+        return stores.apply(queue).config(queue);
     }
 
     /** How often a message may be nacked for retry before it is dead-lettered (0 to 1000). */
     public StreamConfig setMaxRetries(String queue, int maxRetries) {
-        return store.updateConfig(queue, maxRetries, null);
+        return stores.apply(queue).updateConfig(queue, maxRetries, null);
     }
 
     /** The minimum time events are kept; the log rotates every half of it. */
     public StreamConfig setRetention(String queue, Duration retention) {
-        return store.updateConfig(queue, null, retention);
+        return stores.apply(queue).updateConfig(queue, null, retention);
     }
 
     /**
@@ -76,7 +82,7 @@ public class StreamAdmin {
      * queue).
      */
     public StreamConfig setDedupeWindow(String queue, Duration dedupeWindow) {
-        return store.updateConfig(queue, null, null, dedupeWindow);
+        return stores.apply(queue).updateConfig(queue, null, null, dedupeWindow);
     }
 
     /**

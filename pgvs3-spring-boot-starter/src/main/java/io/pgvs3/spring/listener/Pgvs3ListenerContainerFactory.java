@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.pgvs3.core.cluster.Cluster;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
@@ -38,6 +40,7 @@ public class Pgvs3ListenerContainerFactory {
     private PlatformTransactionManager transactionManager;
     private StreamMessageConverter defaultConverter;
     private Integer maxBatchSize;
+    private ClusterRouter clusterRouter;
 
     /**
      * @param streams            the stream store (asked for only when a stream listener exists)
@@ -79,6 +82,7 @@ public class Pgvs3ListenerContainerFactory {
                 streamPolling, jobPolling, jobSettings, errorHandler, transactionManager, defaultConverter, mapper,
                 metrics, instanceId);
         copy.maxBatchSize = maxBatchSize;
+        copy.clusterRouter = clusterRouter;
         return copy;
     }
 
@@ -136,13 +140,41 @@ public class Pgvs3ListenerContainerFactory {
         return instanceId;
     }
 
+    /**
+     * Routes queues to clusters ({@code pgvs3.clusters}): a listener of a queue on another cluster uses that
+     * cluster's stores and LISTEN connection. Null (the default) serves every queue from the factory's own stores.
+     */
+    public void setClusterRouter(ClusterRouter clusterRouter) {
+        this.clusterRouter = clusterRouter;
+    }
+
+    /** The queue's cluster when it is not the default one, else null (then the factory's own stores serve it). */
+    private Cluster otherCluster(String queue) {
+        if (clusterRouter == null) {
+            return null;
+        }
+        Cluster cluster = clusterRouter.forQueue(queue);
+        return cluster.isDefault() ? null : cluster;
+    }
+
     public StreamListenerContainer createStreamContainer(StreamListenerEndpoint endpoint) {
         StreamMessageConverter converter = endpoint.converter() != null ? endpoint.converter() : defaultConverter;
         StreamListenerMethodAdapter adapter = new StreamListenerMethodAdapter(endpoint.bean(), endpoint.method(),
                 converter);
         ListenerErrorHandler handler = endpoint.errorHandler() != null ? endpoint.errorHandler() : errorHandler;
-        return new StreamListenerContainer(endpoint, adapter, require(streams.get(), "StreamStore"), notifications,
-                streamPolling, handler, transactionManager, metrics, instanceId);
+        Cluster cluster = otherCluster(endpoint.queue());
+        if (cluster == null) {
+            return new StreamListenerContainer(endpoint, adapter, require(streams.get(), "StreamStore"), notifications,
+                    streamPolling, handler, transactionManager, metrics, instanceId);
+        }
+        if (endpoint.transactional()) {
+            throw new IllegalStateException("@StreamListener " + endpoint.id() + " is transactional, but its queue "
+                    + endpoint.queue() + " is on cluster '" + cluster.name() + "': a listener's transaction can only"
+                    + " cover the application's own DataSource (the default cluster)");
+        }
+        return new StreamListenerContainer(endpoint, adapter, cluster.streams(),
+                notifications == null ? null : cluster.notifications(), streamPolling, handler, transactionManager,
+                metrics, instanceId);
     }
 
     /** One container for all handlers of one queue. */
@@ -162,8 +194,11 @@ public class Pgvs3ListenerContainerFactory {
             }
             concurrency += endpoint.concurrency();
         }
+        Cluster cluster = otherCluster(queue);
         return new JobHandlerContainer(id, queue, handlers, errorHandlers, errorHandler, concurrency, jobSettings,
-                require(jobs.get(), "JobStore"), notifications, jobPolling, metrics, instanceId + "/" + id);
+                cluster == null ? require(jobs.get(), "JobStore") : cluster.jobs(),
+                cluster == null || notifications == null ? notifications : cluster.notifications(), jobPolling,
+                metrics, instanceId + "/" + id);
     }
 
     private static <T> T require(T value, String what) {

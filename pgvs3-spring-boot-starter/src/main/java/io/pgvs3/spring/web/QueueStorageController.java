@@ -3,6 +3,7 @@ package io.pgvs3.spring.web;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.pgvs3.core.catalog.QueueTableStats;
 
@@ -17,15 +18,20 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class QueueStorageController {
 
-    private final QueueTableStats tableStats;
+    private final Function<String, QueueTableStats> tableStats;
 
     public QueueStorageController(QueueTableStats tableStats) {
+        this(queue -> tableStats);
+    }
+
+    /** @param tableStats the statistics of the queue's cluster */
+    public QueueStorageController(Function<String, QueueTableStats> tableStats) {
         this.tableStats = tableStats;
     }
 
     @GetMapping("/ojs/v1/queues/{queue}/storage")
     public Map<String, Object> storage(@PathVariable String queue) {
-        List<Map<String, Object>> tables = tableStats.tables(queue).stream().map(QueueStorageController::view).toList();
+        List<Map<String, Object>> tables = tableStats.apply(queue).tables(queue).stream().map(QueueStorageController::view).toList();
         long dead = tables.stream().mapToLong(table -> (Long) table.get("dead_tuples")).sum();
         long bytes = tables.stream().mapToLong(table -> (Long) table.get("total_bytes")).sum();
         Map<String, Object> body = new LinkedHashMap<>();

@@ -9,6 +9,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.annotation.Pgvs3ListenerAnnotationBeanPostProcessor;
 import io.pgvs3.spring.core.JobTemplate;
 import io.pgvs3.spring.core.StreamTemplate;
@@ -156,7 +157,7 @@ class Pgvs3AutoConfigurationTests {
     @Test
     void templatesBackOffForApplicationTemplates() {
         runner.withBean("myStreams", StreamTemplate.class,
-                () -> new StreamTemplate(null, new tools.jackson.databind.json.JsonMapper(), null))
+                () -> new StreamTemplate((StreamStore) null, new tools.jackson.databind.json.JsonMapper(), null))
                 .run(context -> assertThat(context).getBean(StreamTemplate.class).isSameAs(
                         context.getBean("myStreams")));
     }

@@ -4,8 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.pgvs3.core.cluster.ClusterJobs;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.Job;
-import io.pgvs3.core.job.JobStore;
 import io.pgvs3.spring.web.Pagination;
 
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -24,31 +25,33 @@ public class DeadLetterController {
 
     static final int MAX_LIMIT = 1000;
 
-    private final JobStore store;
+    private final ClusterRouter router;
+    private final ClusterJobs jobs;
 
-    public DeadLetterController(JobStore store) {
-        this.store = store;
+    public DeadLetterController(ClusterRouter router) {
+        this.router = router;
+        this.jobs = new ClusterJobs(router);
     }
 
     @GetMapping("/ojs/v1/dead-letter")
     public Map<String, Object> list(@RequestParam(required = false) String queue,
             @RequestParam(defaultValue = "100") int limit, @RequestParam(defaultValue = "0") int offset) {
         Pagination.check(limit, offset, MAX_LIMIT);
-        List<Job> jobs = store.deadLetter(queue, limit, offset);
+        List<Job> page = jobs.deadLetter(queue, limit, offset);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("jobs", jobs.stream().map(Job::envelope).toList());
-        body.put("pagination", Map.of("limit", limit, "offset", offset, "has_more", jobs.size() == limit));
+        body.put("jobs", page.stream().map(Job::envelope).toList());
+        body.put("pagination", Map.of("limit", limit, "offset", offset, "has_more", page.size() == limit));
         return body;
     }
 
     @PostMapping("/ojs/v1/dead-letter/{id}/retry")
     public Map<String, Object> retry(@PathVariable String id) {
-        return JobViews.job(store.retryDeadLetter(id));
+        return JobViews.job(router.forJob(id).jobs().retryDeadLetter(id));
     }
 
     @DeleteMapping("/ojs/v1/dead-letter/{id}")
     public Map<String, Object> delete(@PathVariable String id) {
-        store.deleteDeadLetter(id);
+        router.forJob(id).jobs().deleteDeadLetter(id);
         return Map.of("deleted", true, "job_id", id);
     }
 }

@@ -5,11 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.EnqueueOutcome;
 import io.pgvs3.core.job.Job;
-import io.pgvs3.core.job.JobStore;
 import io.pgvs3.spring.core.Pgvs3Metrics;
 import io.pgvs3.core.job.NewJob;
 import tools.jackson.databind.JsonNode;
@@ -25,28 +25,31 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /ojs/v1/jobs} (enqueue), {@code GET /ojs/v1/jobs/{id}} and {@code DELETE /ojs/v1/jobs/{id}} (cancel).
+ * An enqueue goes to its queue's cluster (a batch must stay on one); a job named by id is found through each
+ * cluster's job locator.
  */
 @RestController
 public class JobController {
 
     static final int MAX_BATCH = 10_000;
 
-    private final JobStore store;
+    private final ClusterRouter router;
     private final Pgvs3Metrics metrics;
 
-    public JobController(JobStore store) {
-        this(store, Pgvs3Metrics.NOOP);
+    public JobController(ClusterRouter router) {
+        this(router, Pgvs3Metrics.NOOP);
     }
 
-    public JobController(JobStore store, Pgvs3Metrics metrics) {
-        this.store = store;
+    public JobController(ClusterRouter router, Pgvs3Metrics metrics) {
+        this.router = router;
         this.metrics = metrics;
     }
 
     /** 201 with the new job; 200 with the existing one when a unique job was ignored on conflict. */
     @PostMapping("/ojs/v1/jobs")
     public ResponseEntity<Map<String, Object>> enqueue(@RequestBody(required = false) JsonNode body) {
-        EnqueueOutcome outcome = store.enqueueOrGet(JobRequests.parse(body));
+        NewJob parsed = JobRequests.parse(body);
+        EnqueueOutcome outcome = router.forQueue(parsed.queue().value()).jobs().enqueueOrGet(parsed);
         Job job = outcome.job();
         if (outcome.created()) {
             metrics.enqueued(job.queue(), 1);
@@ -79,7 +82,8 @@ public class JobController {
                 throw new Pgvs3Exception(ex.code(), "jobs[" + i + "]: " + ex.getMessage(), details);
             }
         }
-        List<Job> created = store.enqueueBatch(parsed);
+        List<Job> created = router.forAll(parsed.stream().map(job -> job.queue().value()).toList(), "a batch")
+                .jobs().enqueueBatch(parsed);
         created.forEach(job -> metrics.enqueued(job.queue(), 1));
         return ResponseEntity.status(HttpStatus.CREATED)
                 .body(Map.of("jobs", created.stream().map(Job::envelope).toList(), "count", created.size()));
@@ -87,11 +91,12 @@ public class JobController {
 
     @GetMapping("/ojs/v1/jobs/{id}")
     public Map<String, Object> get(@PathVariable String id) {
-        return JobViews.job(store.get(id).orElseThrow(() -> Pgvs3Exception.notFound("job " + id + " not found")));
+        return JobViews.job(router.forJob(id).jobs().get(id)
+                .orElseThrow(() -> Pgvs3Exception.notFound("job " + id + " not found")));
     }
 
     @DeleteMapping("/ojs/v1/jobs/{id}")
     public Map<String, Object> cancel(@PathVariable String id) {
-        return JobViews.job(store.cancel(id));
+        return JobViews.job(router.forJob(id).jobs().cancel(id));
     }
 }

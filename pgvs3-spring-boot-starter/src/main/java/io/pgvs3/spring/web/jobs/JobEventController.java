@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.pgvs3.core.job.JobEvent;
-import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.spring.web.Pagination;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -18,18 +18,20 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code GET /ojs/v1/events?types=a,b&queues=q&after=<id>&limit=n}: job lifecycle events, oldest first, as
- * CloudEvents-shaped objects. Pass the last event's id as {@code after} to read on.
+ * CloudEvents-shaped objects. Pass the last event's id as {@code after} to read on. Event ids count per cluster:
+ * with {@code queues} on another cluster the events are that cluster's (queues on two clusters are refused), and
+ * without {@code queues} they are the default cluster's.
  */
 @RestController
 public class JobEventController {
 
     static final int MAX_LIMIT = 1000;
 
-    private final JobStore store;
+    private final ClusterRouter router;
     private final JsonMapper mapper;
 
-    public JobEventController(JobStore store, JsonMapper mapper) {
-        this.store = store;
+    public JobEventController(ClusterRouter router, JsonMapper mapper) {
+        this.router = router;
         this.mapper = mapper;
     }
 
@@ -38,7 +40,10 @@ public class JobEventController {
             @RequestParam(required = false) String queues, @RequestParam(defaultValue = "0") long after,
             @RequestParam(defaultValue = "100") int limit) {
         Pagination.checkLimit(limit, MAX_LIMIT);
-        List<JobEvent> events = store.events(split(types), split(queues), after, limit);
+        Set<String> queueFilter = split(queues);
+        // event ids count per cluster, so one cursor reads one cluster: the queues' own, else the default one
+        List<JobEvent> events = router.forAll(queueFilter, "an event filter").jobs()
+                .events(split(types), queueFilter, after, limit);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("events", events.stream().map(this::view).toList());
         body.put("next_after", events.isEmpty() ? after : events.get(events.size() - 1).id());

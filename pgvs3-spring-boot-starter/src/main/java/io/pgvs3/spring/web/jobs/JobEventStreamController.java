@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.pgvs3.core.job.JobEventStreams;
-import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 
@@ -23,15 +23,15 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class JobEventStreamController {
 
-    private final JobEventStreams eventStreams;
+    private final ClusterRouter router;
 
-    public JobEventStreamController(JobStore store) {
-        this.eventStreams = store.eventStreams();
+    public JobEventStreamController(ClusterRouter router) {
+        this.router = router;
     }
 
     @GetMapping("/ojs/v1/queues/{queue}/job-events")
     public Map<String, Object> get(@PathVariable String queue) {
-        return view(queue, eventStreams.stream(queue).orElse(null));
+        return view(queue, eventStreams(queue).stream(queue).orElse(null));
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/job-events")
@@ -40,13 +40,18 @@ public class JobEventStreamController {
         if (body != null && !body.isMissingNode()) {
             stream = JsonFields.optionalString(JsonFields.object(body), "stream");
         }
-        return view(queue, eventStreams.enable(queue, stream));
+        return view(queue, eventStreams(queue).enable(queue, stream));
     }
 
     @DeleteMapping("/ojs/v1/queues/{queue}/job-events")
     public Map<String, Object> disable(@PathVariable String queue) {
-        eventStreams.disable(queue);
+        eventStreams(queue).disable(queue);
         return view(queue, null);
+    }
+
+    /** A queue's job events go to a stream on the queue's own cluster, written by that cluster's job functions. */
+    private JobEventStreams eventStreams(String queue) {
+        return router.forQueue(queue).jobs().eventStreams();
     }
 
     private static Map<String, Object> view(String queue, String stream) {

@@ -2,7 +2,7 @@ package io.pgvs3.spring.web.jobs;
 
 import java.util.Map;
 
-import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.cluster.ClusterRouter;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -16,24 +16,24 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class JobQueueController {
 
-    private final JobStore store;
+    private final ClusterRouter router;
 
-    public JobQueueController(JobStore store) {
-        this.store = store;
+    public JobQueueController(ClusterRouter router) {
+        this.router = router;
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/pause")
     public Map<String, Object> pause(@PathVariable String queue) {
-        return Map.of("queue", store.pause(queue));
+        return Map.of("queue", router.forQueue(queue).jobs().pause(queue));
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/resume")
     public Map<String, Object> resume(@PathVariable String queue) {
-        return Map.of("queue", store.resume(queue));
+        return Map.of("queue", router.forQueue(queue).jobs().resume(queue));
     }
 
     @GetMapping("/ojs/v1/queues/{queue}/stats")
     public Map<String, Object> stats(@PathVariable String queue) {
-        return Map.of("queue", store.stats(queue));
+        return Map.of("queue", router.forQueue(queue).jobs().stats(queue));
     }
 }

@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.pgvs3.core.cluster.ClusterJobs;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.HeartbeatResult;
 import io.pgvs3.core.job.Job;
@@ -21,14 +23,18 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The worker protocol: {@code POST /ojs/v1/workers/fetch}, {@code /ack}, {@code /nack} and {@code /heartbeat}.
+ * A fetch over queues on several clusters visits the clusters in the order of the first requested queue each holds
+ * (see {@link ClusterJobs#fetch}); an ack or nack finds its job's cluster through the job locators.
  */
 @RestController
 public class WorkerController {
 
-    private final JobStore store;
+    private final ClusterRouter router;
+    private final ClusterJobs jobs;
 
-    public WorkerController(JobStore store) {
-        this.store = store;
+    public WorkerController(ClusterRouter router) {
+        this.router = router;
+        this.jobs = new ClusterJobs(router);
     }
 
     @PostMapping("/ojs/v1/workers/fetch")
@@ -48,17 +54,18 @@ public class WorkerController {
         if (count != null && (count < 1 || count > JobStore.MAX_FETCH_COUNT)) {
             throw Pgvs3Exception.invalidRequest("count must be between 1 and " + JobStore.MAX_FETCH_COUNT, "count");
         }
-        List<Job> jobs = store.fetch(queues, count == null ? 1 : count.intValue(),
+        List<Job> fetched = jobs.fetch(queues, count == null ? 1 : count.intValue(),
                 JsonFields.optionalString(body, "worker_id"), duration(body, "visibility_timeout_ms"));
-        return Map.of("jobs", jobs.stream().map(Job::envelope).toList());
+        return Map.of("jobs", fetched.stream().map(Job::envelope).toList());
     }
 
     @PostMapping("/ojs/v1/workers/ack")
     public Map<String, Object> ack(@RequestBody(required = false) JsonNode body) {
         JobRequests.body(body);
         JsonNode result = body.get("result");
-        return JobViews.outcome(store.ack(JsonFields.requiredString(body, "job_id"),
-                JsonFields.optionalString(body, "worker_id"), result == null ? null : result.toString()));
+        String jobId = JsonFields.requiredString(body, "job_id");
+        return JobViews.outcome(router.forJob(jobId).jobs().ack(jobId, JsonFields.optionalString(body, "worker_id"),
+                result == null ? null : result.toString()));
     }
 
     @PostMapping("/ojs/v1/workers/nack")
@@ -80,8 +87,8 @@ public class WorkerController {
                     details == null || details.isNull() ? null : details.toString(), null, null);
         }
         Boolean requeue = JsonFields.optionalBoolean(body, "requeue");
-        return JobViews.outcome(store.nack(jobId, JsonFields.optionalString(body, "worker_id"), jobError,
-                Boolean.TRUE.equals(requeue)));
+        return JobViews.outcome(router.forJob(jobId).jobs().nack(jobId, JsonFields.optionalString(body, "worker_id"),
+                jobError, Boolean.TRUE.equals(requeue)));
     }
 
     @PostMapping("/ojs/v1/workers/heartbeat")
@@ -98,7 +105,7 @@ public class WorkerController {
         }
         jobIds.addAll(strings(body.get("active_job_ids"), "active_job_ids"));
         jobIds.addAll(strings(body.get("job_ids"), "job_ids"));
-        HeartbeatResult result = store.heartbeat(workerId, jobIds, duration(body, "visibility_timeout_ms"));
+        HeartbeatResult result = jobs.heartbeat(workerId, jobIds, duration(body, "visibility_timeout_ms"));
         Map<String, Object> response = new LinkedHashMap<>();
         response.put("state", result.directive());
         response.put("directive", result.directive());

@@ -1,11 +1,14 @@
 package io.pgvs3.spring.web.jobs;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.pgvs3.core.cluster.Cluster;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.NewJob;
 import io.pgvs3.core.job.WorkflowStore;
@@ -37,9 +40,16 @@ public class WorkflowController {
     static final int MAX_LIMIT = 200;
 
     private final WorkflowStore workflows;
+    private final ClusterRouter router;
 
     public WorkflowController(WorkflowStore workflows) {
+        this(workflows, null);
+    }
+
+    /** @param router the clusters, or null for one: a workflow's jobs must then all live on the default cluster */
+    public WorkflowController(WorkflowStore workflows, ClusterRouter router) {
         this.workflows = workflows;
+        this.router = router;
     }
 
     @PostMapping("/ojs/v1/workflows")
@@ -96,6 +106,8 @@ public class WorkflowController {
         }
         Map<String, NewJob> callbacks = new LinkedHashMap<>();
         callbackJobs.forEach((when, job) -> callbacks.put(when, parse(job, "callbacks." + when)));
+        requireDefaultCluster(nodes.stream().map(WorkflowStore.Node::job).toList());
+        requireDefaultCluster(callbacks.values());
         Map<String, Object> workflow = workflows.create(type, JsonFields.optionalString(body, "name"), nodes, callbacks);
         return ResponseEntity.status(HttpStatus.CREATED).body(answer(workflow));
     }
@@ -117,6 +129,23 @@ public class WorkflowController {
     @DeleteMapping("/ojs/v1/workflows/{id}")
     public Map<String, Object> cancel(@PathVariable String id) {
         return answer(workflows.cancel(id));
+    }
+
+    /**
+     * Workflows live in the default cluster's catalog and advance in the transactions of their jobs' acks there, so
+     * their jobs must be on that cluster.
+     */
+    private void requireDefaultCluster(Collection<NewJob> jobs) {
+        if (router == null || router.isSingle()) {
+            return;
+        }
+        for (NewJob job : jobs) {
+            String cluster = router.forQueue(job.queue().value()).name();
+            if (!Cluster.DEFAULT.equals(cluster)) {
+                throw Pgvs3Exception.invalidRequest("a workflow's jobs must live on the default cluster; queue '"
+                        + job.queue().value() + "' is on cluster '" + cluster + "'", "queue");
+            }
+        }
     }
 
     /**

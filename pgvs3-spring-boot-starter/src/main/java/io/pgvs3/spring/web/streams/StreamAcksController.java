@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.pgvs3.core.stream.NackResult;
-import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 
@@ -19,10 +19,10 @@ public class StreamAcksController {
 
     private static final int MAX_REASON = 4096;
 
-    private final StreamStore streams;
+    private final ClusterRouter router;
 
-    public StreamAcksController(StreamStore streams) {
-        this.streams = streams;
+    public StreamAcksController(ClusterRouter router) {
+        this.router = router;
     }
 
     @PostMapping("/ojs/v1/streams/ack")
@@ -30,7 +30,7 @@ public class StreamAcksController {
         JsonFields.object(body);
         String queue = JsonFields.requiredString(body, "queue");
         long batchId = StreamRequests.requiredLong(body, "batch_id");
-        boolean acked = streams.ack(queue, batchId);
+        boolean acked = router.forQueue(queue).streams().ack(queue, batchId);
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("acked", acked);
         view.put("batch_id", batchId);
@@ -48,7 +48,7 @@ public class StreamAcksController {
         if (reason != null && reason.length() > MAX_REASON) {
             reason = reason.substring(0, MAX_REASON);
         }
-        NackResult result = streams.nack(queue, batchId, messageId, retryAfter, reason);
+        NackResult result = router.forQueue(queue).streams().nack(queue, batchId, messageId, retryAfter, reason);
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("message_id", result.messageId());
         view.put("action", result.action());

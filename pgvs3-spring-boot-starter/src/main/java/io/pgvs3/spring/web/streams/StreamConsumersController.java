@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.concurrent.CompletionException;
 
 import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.cluster.Cluster;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.core.stream.Subscription;
@@ -34,13 +36,13 @@ public class StreamConsumersController {
     /** How long past its wait a long-poll may take to answer before the container gives up on it. */
     private static final Duration ASYNC_MARGIN = Duration.ofSeconds(60);
 
-    private final StreamStore streams;
-    private final StreamLongPoll longPoll;
+    private final ClusterRouter router;
+    private final ClusterLongPolls longPolls;
     private final Duration maxWait;
 
-    public StreamConsumersController(StreamStore streams, StreamLongPoll longPoll, Duration maxWait) {
-        this.streams = streams;
-        this.longPoll = longPoll;
+    public StreamConsumersController(ClusterRouter router, ClusterLongPolls longPolls, Duration maxWait) {
+        this.router = router;
+        this.longPolls = longPolls;
         this.maxWait = maxWait;
     }
 
@@ -52,7 +54,7 @@ public class StreamConsumersController {
         if (fromTick != null && fromTick < 0) {
             throw Pgvs3Exception.invalidRequest("'from_tick' must not be negative", "from_tick");
         }
-        Subscription subscription = streams.subscribe(queue, consumer, fromTick);
+        Subscription subscription = router.forQueue(queue).streams().subscribe(queue, consumer, fromTick);
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("name", subscription.consumer());
         view.put("last_tick", subscription.lastTick());
@@ -62,13 +64,13 @@ public class StreamConsumersController {
 
     @GetMapping("/ojs/v1/queues/{queue}/consumers")
     public Map<String, Object> consumers(@PathVariable String queue) {
-        return Map.of("consumers", streams.consumers(queue));
+        return Map.of("consumers", router.forQueue(queue).streams().consumers(queue));
     }
 
     @DeleteMapping("/ojs/v1/queues/{queue}/consumers/{consumer}")
     public Map<String, Object> unsubscribe(@PathVariable String queue, @PathVariable String consumer) {
         StreamRequests.name(consumer, "consumer");
-        if (!streams.unsubscribe(queue, consumer)) {
+        if (!router.forQueue(queue).streams().unsubscribe(queue, consumer)) {
             throw Pgvs3Exception.notFound("consumer '" + consumer + "' is not subscribed to queue '" + queue + "'");
         }
         return Map.of("deleted", true, "consumer", consumer);
@@ -88,6 +90,8 @@ public class StreamConsumersController {
         if (waitMs != null && waitMs < 0) {
             throw Pgvs3Exception.invalidRequest("'wait_ms' must not be negative", "wait_ms");
         }
+        Cluster cluster = router.forQueue(queue);
+        StreamStore streams = cluster.streams();
         Duration wait = waitMs == null ? Duration.ZERO : Duration.ofMillis(Math.min(waitMs, maxWait.toMillis()));
 
         // the async timeout outlasts the wait by far: a receive that leases a batch must not end as a 5xx
@@ -98,7 +102,7 @@ public class StreamConsumersController {
         }
         // even the first attempt runs off the request thread, on the long-poll workers: hundreds of receives arriving
         // together then queue there, not on the request threads and the connection pool other requests need
-        longPoll.receive(name, wait, () -> streams.receiveMarked(queue, consumer, member, max))
+        longPolls.forCluster(cluster).receive(name, wait, () -> streams.receiveMarked(queue, consumer, member, max))
                 .whenComplete((batch, failure) -> {
                     if (failure != null) {
                         result.setErrorResult(failure instanceof CompletionException wrapped
@@ -113,7 +117,7 @@ public class StreamConsumersController {
 
     @GetMapping("/ojs/v1/queues/{queue}/batches/{batchId}")
     public Map<String, Object> batch(@PathVariable String queue, @PathVariable long batchId) {
-        JsonNode batch = streams.batch(queue, batchId).orElseThrow(() -> Pgvs3Exception.notFound(
+        JsonNode batch = router.forQueue(queue).streams().batch(queue, batchId).orElseThrow(() -> Pgvs3Exception.notFound(
                 "batch " + batchId + " of queue '" + queue + "' is not outstanding"));
         return Map.of("batch", batch);
     }

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.stream.AppendResult;
 import io.pgvs3.core.stream.NewStreamMessage;
@@ -25,17 +26,17 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class StreamMessagesController {
 
-    private final StreamStore streams;
+    private final ClusterRouter router;
     private final StreamRequests requests;
     private final Pgvs3Metrics metrics;
 
-    public StreamMessagesController(StreamStore streams, JsonMapper mapper, long maxPayloadBytes) {
-        this(streams, mapper, maxPayloadBytes, Pgvs3Metrics.NOOP);
+    public StreamMessagesController(ClusterRouter router, JsonMapper mapper, long maxPayloadBytes) {
+        this(router, mapper, maxPayloadBytes, Pgvs3Metrics.NOOP);
     }
 
-    public StreamMessagesController(StreamStore streams, JsonMapper mapper, long maxPayloadBytes,
+    public StreamMessagesController(ClusterRouter router, JsonMapper mapper, long maxPayloadBytes,
             Pgvs3Metrics metrics) {
-        this.streams = streams;
+        this.router = router;
         this.requests = new StreamRequests(mapper, maxPayloadBytes);
         this.metrics = metrics;
     }
@@ -44,7 +45,7 @@ public class StreamMessagesController {
     @PostMapping("/ojs/v1/queues/{queue}/messages")
     public ResponseEntity<Map<String, Object>> append(@PathVariable String queue, @RequestBody JsonNode body) {
         NewStreamMessage message = requests.message(JsonFields.object(body), "");
-        AppendResult result = streams.append(queue, message);
+        AppendResult result = router.forQueue(queue).streams().append(queue, message);
         if (!result.duplicate()) {
             metrics.appended(queue, 1);
         }
@@ -68,7 +69,7 @@ public class StreamMessagesController {
         for (int i = 0; i < array.size(); i++) {
             messages.add(requests.message(array.get(i), "messages[" + i + "]: "));
         }
-        List<AppendResult> results = streams.append(queue, messages);
+        List<AppendResult> results = router.forQueue(queue).streams().append(queue, messages);
         int duplicates = (int) results.stream().filter(AppendResult::duplicate).count();
         if (duplicates < results.size()) {
             metrics.appended(queue, results.size() - duplicates);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.web.JsonFields;
@@ -24,23 +25,23 @@ public class StreamQueueController {
 
     static final int MAX_LIMIT = 1000;
 
-    private final StreamStore streams;
+    private final ClusterRouter router;
 
-    public StreamQueueController(StreamStore streams) {
-        this.streams = streams;
+    public StreamQueueController(ClusterRouter router) {
+        this.router = router;
     }
 
     @GetMapping("/ojs/v1/queues/{queue}/info")
     public Map<String, Object> info(@PathVariable String queue) {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("queue", queue);
-        view.put("stream", streams.info(queue));
+        view.put("stream", streams(queue).info(queue));
         return view;
     }
 
     @GetMapping("/ojs/v1/queues/{queue}/config")
     public Map<String, Object> config(@PathVariable String queue) {
-        return StreamViews.config(streams.config(queue));
+        return StreamViews.config(streams(queue).config(queue));
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/config")
@@ -58,7 +59,7 @@ public class StreamQueueController {
         if (dedupeWindow != null && dedupeWindow.isZero()) {
             throw Pgvs3Exception.invalidRequest("'dedupe_window' must be positive", "dedupe_window");
         }
-        return StreamViews.config(streams.updateConfig(queue, maxRetries == null ? null : maxRetries.intValue(),
+        return StreamViews.config(streams(queue).updateConfig(queue, maxRetries == null ? null : maxRetries.intValue(),
                 retention, dedupeWindow));
     }
 
@@ -66,7 +67,7 @@ public class StreamQueueController {
     public Map<String, Object> deadLetters(@PathVariable String queue, @RequestParam(defaultValue = "100") int limit,
             @RequestParam(defaultValue = "0") int offset) {
         Pagination.check(limit, offset, MAX_LIMIT);
-        JsonNode page = streams.deadLetters(queue, limit, offset);
+        JsonNode page = streams(queue).deadLetters(queue, limit, offset);
         JsonNode letters = page.get("dead_letters");
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("dead_letters", letters);
@@ -76,7 +77,7 @@ public class StreamQueueController {
 
     @PostMapping("/ojs/v1/queues/{queue}/dlq/{id}/replay")
     public Map<String, Object> replay(@PathVariable String queue, @PathVariable long id) {
-        if (!streams.replayDeadLetter(queue, id)) {
+        if (!streams(queue).replayDeadLetter(queue, id)) {
             throw Pgvs3Exception.notFound("dead letter " + id + " of queue '" + queue + "' does not exist");
         }
         return Map.of("replayed", 1, "id", id);
@@ -84,11 +85,15 @@ public class StreamQueueController {
 
     @PostMapping("/ojs/v1/queues/{queue}/dlq/replay")
     public Map<String, Object> replayAll(@PathVariable String queue) {
-        return Map.of("replayed", streams.replayDeadLetters(queue));
+        return Map.of("replayed", streams(queue).replayDeadLetters(queue));
     }
 
     @DeleteMapping("/ojs/v1/queues/{queue}/dlq")
     public Map<String, Object> purge(@PathVariable String queue, @RequestParam("older_than") String olderThan) {
-        return Map.of("purged", streams.purgeDeadLetters(queue, Durations.parse(olderThan, "older_than")));
+        return Map.of("purged", streams(queue).purgeDeadLetters(queue, Durations.parse(olderThan, "older_than")));
+    }
+
+    private StreamStore streams(String queue) {
+        return router.forQueue(queue).streams();
     }
 }
