@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.pgvs3.bench.scenario.BaselineScenario;
 import io.pgvs3.bench.scenario.BloatScenario;
+import io.pgvs3.bench.scenario.ClustersScenario;
 import io.pgvs3.bench.scenario.JobsScenario;
 import io.pgvs3.bench.scenario.PeersScenario;
 import io.pgvs3.bench.scenario.StreamAppendScenario;
@@ -30,7 +31,7 @@ public final class BenchMain {
     static List<Scenario> scenarios() {
         return List.of(new BaselineScenario(), new StreamAppendScenario(), new StreamConsumeScenario(),
                 new StreamLatencyScenario(), new StreamLongPollScenario(), new JobsScenario(), new PeersScenario(),
-                new BloatScenario());
+                new BloatScenario(), new ClustersScenario());
     }
 
     public static void main(String[] args) throws Exception {
