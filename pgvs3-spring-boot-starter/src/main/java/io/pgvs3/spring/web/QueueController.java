@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.core.catalog.QueueCatalog;
-import io.pgvs3.core.cluster.Cluster;
-import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.catalog.QueueOverview;
+import io.pgvs3.core.cluster.Cluster;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
 
 import org.springframework.web.bind.annotation.DeleteMapping;

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.pgvs3.core.job.JobEvent;
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.core.job.JobEvent;
 import io.pgvs3.spring.web.Pagination;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -3,8 +3,8 @@ package io.pgvs3.spring.web.jobs;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.pgvs3.core.job.JobEventStreams;
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.core.job.JobEventStreams;
 import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 

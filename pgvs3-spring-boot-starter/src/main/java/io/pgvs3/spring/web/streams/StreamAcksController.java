@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.pgvs3.core.stream.NackResult;
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.core.stream.NackResult;
 import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 
