@@ -6,8 +6,13 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 
+import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.job.Job;
+import io.pgvs3.core.job.JobStore;
 
 /**
  * Resolves a queue to the cluster that holds it: an exact queue name first, then the patterns in the order they were
@@ -168,5 +173,49 @@ public final class ClusterRouter {
             }
         }
         return defaultCluster;
+    }
+
+    /**
+     * Runs an operation addressed by job id (ack, nack, cancel, …) on the job's cluster. It runs on the default
+     * cluster first, which costs a job there nothing more than with one cluster; only when that answers 404
+     * {@code not_found} are the other clusters' job locators asked, and the operation runs again on the one that
+     * holds the job. An operation that finds no job changes nothing, so running it twice is safe.
+     */
+    public <T> T withJob(String jobId, Function<JobStore, T> operation) {
+        if (single) {
+            return operation.apply(defaultCluster.jobs());
+        }
+        try {
+            return operation.apply(defaultCluster.jobs());
+        }
+        catch (Pgvs3Exception ex) {
+            if (ex.code() != ErrorCode.NOT_FOUND) {
+                throw ex;
+            }
+            Cluster holder = otherHolder(jobId);
+            if (holder == null) {
+                throw ex;
+            }
+            return operation.apply(holder.jobs());
+        }
+    }
+
+    /** The job, from the default cluster or else from the cluster whose job locator holds it. */
+    public Optional<Job> findJob(String jobId) {
+        Optional<Job> job = defaultCluster.jobs().get(jobId);
+        if (job.isPresent() || single) {
+            return job;
+        }
+        Cluster holder = otherHolder(jobId);
+        return holder == null ? Optional.empty() : holder.jobs().get(jobId);
+    }
+
+    private Cluster otherHolder(String jobId) {
+        for (Cluster cluster : clusters) {
+            if (!cluster.isDefault() && cluster.holdsJob(jobId)) {
+                return cluster;
+            }
+        }
+        return null;
     }
 }

@@ -96,7 +96,9 @@ public final class ConfiguredClusters implements AutoCloseable {
                             + " '" + pattern + "' is listed under two clusters: pgvs3.clusters." + previous
                             + ".queues and pgvs3.clusters." + name + ".queues");
                 }
-                routes.add(new QueueRoute(pattern, name));
+                if (previous == null) {
+                    routes.add(new QueueRoute(pattern, name));
+                }
             }
         });
         return routes;

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import io.pgvs3.core.cluster.ClusterRouter;
@@ -31,16 +32,18 @@ import tools.jackson.databind.json.JsonMapper;
 public class JobTemplate {
 
     private final Function<String, JobStore> byQueue;
-    private final Function<String, JobStore> byJobId;
     private final Function<List<NewJob>, JobStore> byBatch;
+    private final Function<String, Optional<Job>> finder;
+    private final BiFunction<String, Function<JobStore, Job>, Job> byJobId;
     private final JsonMapper mapper;
     private final Pgvs3Metrics metrics;
 
     /** A template on one store. */
     public JobTemplate(JobStore store, JsonMapper mapper, Pgvs3Metrics metrics) {
         this.byQueue = queue -> store;
-        this.byJobId = id -> store;
         this.byBatch = jobs -> store;
+        this.finder = store::get;
+        this.byJobId = (id, operation) -> operation.apply(store);
         this.mapper = mapper;
         this.metrics = metrics;
     }
@@ -48,8 +51,9 @@ public class JobTemplate {
     /** A template enqueueing each job on its queue's cluster and finding jobs by id on theirs. */
     public JobTemplate(ClusterRouter router, JsonMapper mapper, Pgvs3Metrics metrics) {
         this.byQueue = queue -> router.forQueue(queue).jobs();
-        this.byJobId = id -> router.forJob(id).jobs();
         this.byBatch = jobs -> router.forAll(jobs.stream().map(job -> job.queue().value()).toList(), "a batch").jobs();
+        this.finder = router::findJob;
+        this.byJobId = router::withJob;
         this.mapper = mapper;
         this.metrics = metrics;
     }
@@ -80,12 +84,12 @@ public class JobTemplate {
     }
 
     public Optional<Job> get(String id) {
-        return byJobId.apply(id).get(id);
+        return finder.apply(id);
     }
 
     /** Cancels a job that has not finished; a finished job answers {@code conflict}. */
     public Job cancel(String id) {
-        return byJobId.apply(id).cancel(id);
+        return byJobId.apply(id, store -> store.cancel(id));
     }
 
     private NewJob toNew(JobRequest request) {

@@ -144,6 +144,23 @@ class ClusterRoutingTests {
                 .isEqualTo("completed");
         assertThat(second.queryForObject("SELECT state FROM \"s3q_orders-eu\".jobs WHERE id = ?::uuid", String.class,
                 id)).isEqualTo("completed");
+
+        String failing = enqueue("orders-eu", "w");
+        http.post("/ojs/v1/workers/fetch", Map.of("queues", List.of("orders-eu"), "worker_id", "w1"));
+        OjsClient.Response nacked = http.post("/ojs/v1/workers/nack", Map.of("job_id", failing, "worker_id", "w1",
+                "error", Map.of("code", "boom", "message", "failed"), "requeue", true));
+        assertThat(nacked.status()).isEqualTo(200);
+        assertThat(second.queryForObject("SELECT state FROM \"s3q_orders-eu\".jobs WHERE id = ?::uuid", String.class,
+                failing)).isEqualTo("available");
+        assertThat(http.delete("/ojs/v1/jobs/" + failing).status()).isEqualTo(200);
+        assertThat(second.queryForObject("SELECT state FROM \"s3q_orders-eu\".jobs WHERE id = ?::uuid", String.class,
+                failing)).isEqualTo("cancelled");
+
+        String unknown = java.util.UUID.randomUUID().toString();
+        assertThat(http.get("/ojs/v1/jobs/" + unknown).status()).isEqualTo(404);
+        OjsClient.Response ackUnknown = http.post("/ojs/v1/workers/ack", Map.of("job_id", unknown));
+        assertThat(ackUnknown.status()).isEqualTo(404);
+        assertThat(ackUnknown.errorCode()).isEqualTo("not_found");
     }
 
     @Test
@@ -326,8 +343,6 @@ class ClusterRoutingTests {
                 "--pgvs3.clusters.a.url=" + secondServer.jdbcUrl("postgres"), "--pgvs3.clusters.a.queues=orders-*",
                 url, "--pgvs3.clusters.b.queues=orders-*");
         assertStartupFails("'Orders_*' is not a queue name or pattern", url, "--pgvs3.clusters.b.queues=Orders_*");
-        assertStartupFails("pgvs3.clusters.default is configured", url.replace(".b.", ".default."));
-        assertStartupFails("pgvs3.clusters.b.url is not set", "--pgvs3.clusters.b.queues=x");
     }
 
     private static void assertStartupFails(String message, String... clusterProperties) {

@@ -25,8 +25,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /ojs/v1/jobs} (enqueue), {@code GET /ojs/v1/jobs/{id}} and {@code DELETE /ojs/v1/jobs/{id}} (cancel).
- * An enqueue goes to its queue's cluster (a batch must stay on one); a job named by id is found through each
- * cluster's job locator.
+ * An enqueue goes to its queue's cluster (a batch must stay on one); a job named by id is looked for on the default
+ * cluster, then through the other clusters' job locators.
  */
 @RestController
 public class JobController {
@@ -91,12 +91,12 @@ public class JobController {
 
     @GetMapping("/ojs/v1/jobs/{id}")
     public Map<String, Object> get(@PathVariable String id) {
-        return JobViews.job(router.forJob(id).jobs().get(id)
+        return JobViews.job(router.findJob(id)
                 .orElseThrow(() -> Pgvs3Exception.notFound("job " + id + " not found")));
     }
 
     @DeleteMapping("/ojs/v1/jobs/{id}")
     public Map<String, Object> cancel(@PathVariable String id) {
-        return JobViews.job(router.forJob(id).jobs().cancel(id));
+        return JobViews.job(router.withJob(id, jobs -> jobs.cancel(id)));
     }
 }

@@ -24,7 +24,7 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The worker protocol: {@code POST /ojs/v1/workers/fetch}, {@code /ack}, {@code /nack} and {@code /heartbeat}.
  * A fetch over queues on several clusters visits the clusters in the order of the first requested queue each holds
- * (see {@link ClusterJobs#fetch}); an ack or nack finds its job's cluster through the job locators.
+ * (see {@link ClusterJobs#fetch}); an ack or nack goes to its job's cluster ({@link ClusterRouter#withJob}).
  */
 @RestController
 public class WorkerController {
@@ -64,8 +64,9 @@ public class WorkerController {
         JobRequests.body(body);
         JsonNode result = body.get("result");
         String jobId = JsonFields.requiredString(body, "job_id");
-        return JobViews.outcome(router.forJob(jobId).jobs().ack(jobId, JsonFields.optionalString(body, "worker_id"),
-                result == null ? null : result.toString()));
+        String workerId = JsonFields.optionalString(body, "worker_id");
+        String resultJson = result == null ? null : result.toString();
+        return JobViews.outcome(router.withJob(jobId, jobs -> jobs.ack(jobId, workerId, resultJson)));
     }
 
     @PostMapping("/ojs/v1/workers/nack")
@@ -87,8 +88,10 @@ public class WorkerController {
                     details == null || details.isNull() ? null : details.toString(), null, null);
         }
         Boolean requeue = JsonFields.optionalBoolean(body, "requeue");
-        return JobViews.outcome(router.forJob(jobId).jobs().nack(jobId, JsonFields.optionalString(body, "worker_id"),
-                jobError, Boolean.TRUE.equals(requeue)));
+        String workerId = JsonFields.optionalString(body, "worker_id");
+        JobError reported = jobError;
+        return JobViews.outcome(router.withJob(jobId,
+                jobs -> jobs.nack(jobId, workerId, reported, Boolean.TRUE.equals(requeue))));
     }
 
     @PostMapping("/ojs/v1/workers/heartbeat")
