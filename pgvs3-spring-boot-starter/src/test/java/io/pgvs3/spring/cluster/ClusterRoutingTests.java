@@ -345,6 +345,19 @@ class ClusterRoutingTests {
         assertStartupFails("'Orders_*' is not a queue name or pattern", url, "--pgvs3.clusters.b.queues=Orders_*");
     }
 
+    @Test
+    void aTransactionalListenerOfARoutedQueueDoesNotStart() {
+        List<String> args = new ArrayList<>(List.of(properties(
+                "--pgvs3.clusters.second.url=" + secondServer.jdbcUrl("postgres"),
+                "--pgvs3.clusters.second.username=" + secondServer.username(),
+                "--pgvs3.clusters.second.password=" + secondServer.password(),
+                "--pgvs3.clusters.second.queues=orders-*")));
+        args.add("--spring.main.web-application-type=none");
+        assertThatThrownBy(() -> new SpringApplicationBuilder(TransactionalApp.class).run(args.toArray(String[]::new))
+                .close()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is transactional, but its queue orders-tx-listened is on cluster 'second'");
+    }
+
     private static void assertStartupFails(String message, String... clusterProperties) {
         List<String> args = new ArrayList<>(List.of(properties(clusterProperties)));
         args.add("--spring.main.web-application-type=none");
@@ -382,6 +395,23 @@ class ClusterRoutingTests {
     /** The same application without listeners, for the configurations that must not start. */
     @SpringBootApplication
     static class BareApp {
+    }
+
+    /** An application whose transactional listener consumes a queue of the second cluster. */
+    @SpringBootApplication
+    static class TransactionalApp {
+
+        @Bean
+        TransactionalListener transactionalListener() {
+            return new TransactionalListener();
+        }
+    }
+
+    static class TransactionalListener {
+
+        @StreamListener(queue = "orders-tx-listened", consumer = "writer", transactional = true)
+        void write(Map<String, String> order) {
+        }
     }
 
     static class Handled {
