@@ -596,11 +596,16 @@ public class JobStore {
                 }
             }
         }
-        // oldest first by occurred_at, the indexed column: ordered by id, a pass that finds nothing to delete walked
-        // the whole log in id order
-        handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT id FROM s3p.job_events"
-                + " WHERE occurred_at < now() - make_interval(secs => ? / 1000.0) ORDER BY occurred_at LIMIT ?)",
-                settings.eventRetention().toMillis(), settings.maintenanceBatch() * 10);
+        // from the head of the log in id order, up to its first event still within the retention: occurred_at has
+        // no index (one per event cost every transition a B-tree entry), and a pass with nothing to delete reads one
+        // row. An event stays while an event before it is younger than the retention; that one's transaction began
+        // before this one's insert, so an event outlives the retention by at most the length of its transaction.
+        long eventBatch = settings.maintenanceBatch() * 10L;
+        handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT e.id FROM s3p.job_events e"
+                + " WHERE e.id < coalesce((SELECT h.id FROM (SELECT id, occurred_at FROM s3p.job_events ORDER BY id"
+                + " LIMIT ?) h WHERE h.occurred_at >= now() - make_interval(secs => ? / 1000.0) LIMIT 1),"
+                + " 9223372036854775807) ORDER BY e.id LIMIT ?)",
+                eventBatch, settings.eventRetention().toMillis(), eventBatch);
         handled += jdbc.update("DELETE FROM s3p.workflows WHERE id IN (SELECT id FROM s3p.workflows"
                 + " WHERE finished_at < now() - make_interval(secs => ? / 1000.0) LIMIT ?)",
                 settings.retention().toMillis(), settings.maintenanceBatch());
