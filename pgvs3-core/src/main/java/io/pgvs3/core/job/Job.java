@@ -30,7 +30,8 @@ public record Job(String id, String type, String queue, JobState state, String a
                 json(envelope.get("args")), envelope.path("attempt").asInt(), envelope.path("max_attempts").asInt(),
                 envelope.path("priority").asInt(), json(envelope.get("meta")), json(envelope.get("result")),
                 envelope.hasNonNull("error") ? error(envelope.get("error")) : null, List.copyOf(errors),
-                createdAt, scheduledAt, startedAt, completedAt, envelope.hasNonNull("retry_delay_ms") ? envelope.get("retry_delay_ms").asLong() : null, envelope);
+                createdAt, scheduledAt, startedAt, completedAt,
+                envelope.hasNonNull("retry_delay_ms") ? envelope.get("retry_delay_ms").asLong() : null, envelope);
     }
 
     private static JobError error(JsonNode node) {
