@@ -22,6 +22,7 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.sql.Identifiers;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -92,8 +93,8 @@ final class EnqueueRows {
 
     /** Validates and adds one job; {@code ord} is its position in the caller's list. */
     void add(int ord, NewJob job, String id) {
-        JsonNode args = parse(job.argsJson(), "args");
-        if (!args.isArray()) {
+        // checked here, its tree built only if the job is read: a batch's answer is often dropped unread
+        if (check(job.argsJson(), "args") != JsonToken.START_ARRAY) {
             throw Pgvs3Exception.invalidRequest("'args' must be an array", "args");
         }
         JsonNode meta = job.metaJson() == null ? null : parse(job.metaJson(), "meta");
@@ -125,7 +126,7 @@ final class EnqueueRows {
         });
         lastRetry = job.retry();
         lastRetryIndex = retry;
-        rows.add(new Row(ord, job, id, args, meta, options, extra, retry, micros(job.scheduledAt()),
+        rows.add(new Row(ord, job, id, meta, options, extra, retry, micros(job.scheduledAt()),
                 micros(job.expiresAt())));
     }
 
@@ -293,8 +294,9 @@ final class EnqueueRows {
         NewJob job = row.job();
         boolean scheduled = scheduledLater(row, now);
         JobState state = scheduled ? JobState.SCHEDULED : JobState.AVAILABLE;
-        ObjectNode envelope = envelope(row, state, timestamp);
-        return new Job(row.id(), job.type(), queue.value(), state, row.args().toString(), 0, job.retry().maxAttempts(),
+        JsonNode args = parse(job.argsJson(), "args");
+        ObjectNode envelope = envelope(row, args, state, timestamp);
+        return new Job(row.id(), job.type(), queue.value(), state, args.toString(), 0, job.retry().maxAttempts(),
                 job.priority(), row.meta() == null ? null : row.meta().toString(), null, null, List.of(),
                 now.truncatedTo(ChronoUnit.MILLIS), scheduled ? row.scheduledAt().truncatedTo(ChronoUnit.MILLIS) : null,
                 null, null, null, envelope);
@@ -304,7 +306,7 @@ final class EnqueueRows {
      * The envelope {@code @schema@.envelope(j)} gives for the row as inserted: the extra fields the client sent,
      * overlaid by the system fields that have a value, the args, the (empty) errors, meta and tags.
      */
-    private ObjectNode envelope(Row row, JobState state, JsonNode timestamp) {
+    private ObjectNode envelope(Row row, JsonNode args, JobState state, JsonNode timestamp) {
         NewJob job = row.job();
         JsonNode[] fields = new JsonNode[FIELD_ORDER.size()];
         fields[SPECVERSION] = SPEC_VERSION;
@@ -330,7 +332,7 @@ final class EnqueueRows {
             fields[EXPIRES_AT] = NODES.stringNode(JobRows.timestamp(row.expiresAt()));
         }
         fields[RETRY] = retryNodes.get(row.retry()).deepCopy();
-        fields[ARGS] = row.args();
+        fields[ARGS] = args;
         fields[ERRORS] = NODES.arrayNode();
         if (row.meta() != null) {
             fields[META] = row.meta();
@@ -374,6 +376,15 @@ final class EnqueueRows {
         return node == null || node.isNull() ? null : node;
     }
 
+    private JsonToken check(String json, String field) {
+        try {
+            return JsonbNodes.check(json, mapper);
+        }
+        catch (JacksonException | IllegalArgumentException ex) {
+            throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
+        }
+    }
+
     private JsonNode parse(String json, String field) {
         try {
             return JsonbNodes.read(mapper, json);
@@ -387,7 +398,7 @@ final class EnqueueRows {
         return rows.size();
     }
 
-    private record Row(int ord, NewJob job, String id, JsonNode args, JsonNode meta, JsonNode options, JsonNode extra,
+    private record Row(int ord, NewJob job, String id, JsonNode meta, JsonNode options, JsonNode extra,
             int retry, Instant scheduledAt, Instant expiresAt) {
     }
 }

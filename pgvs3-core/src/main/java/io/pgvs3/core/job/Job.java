@@ -16,6 +16,13 @@ public record Job(String id, String type, String queue, JobState state, String a
         Instant scheduledAt, Instant startedAt, Instant completedAt, Long retryDelayMs, ObjectNode envelope) {
 
     static Job fromEnvelope(ObjectNode envelope) {
+        return fromEnvelope(envelope, instant(envelope.get("created_at")), instant(envelope.get("scheduled_at")),
+                instant(envelope.get("started_at")), instant(envelope.get("completed_at")));
+    }
+
+    /** As {@link #fromEnvelope(ObjectNode)}, with the envelope's times given as the instants its fields show. */
+    static Job fromEnvelope(ObjectNode envelope, Instant createdAt, Instant scheduledAt, Instant startedAt,
+            Instant completedAt) {
         List<JobError> errors = new ArrayList<>();
         envelope.path("errors").forEach(node -> errors.add(error(node)));
         return new Job(envelope.path("id").asString(), envelope.path("type").asString(),
@@ -23,8 +30,7 @@ public record Job(String id, String type, String queue, JobState state, String a
                 json(envelope.get("args")), envelope.path("attempt").asInt(), envelope.path("max_attempts").asInt(),
                 envelope.path("priority").asInt(), json(envelope.get("meta")), json(envelope.get("result")),
                 envelope.hasNonNull("error") ? error(envelope.get("error")) : null, List.copyOf(errors),
-                instant(envelope.get("created_at")), instant(envelope.get("scheduled_at")),
-                instant(envelope.get("started_at")), instant(envelope.get("completed_at")),
+                createdAt, scheduledAt, startedAt, completedAt,
                 envelope.hasNonNull("retry_delay_ms") ? envelope.get("retry_delay_ms").asLong() : null, envelope);
     }
 

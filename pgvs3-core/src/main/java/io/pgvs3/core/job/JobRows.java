@@ -30,8 +30,20 @@ final class JobRows {
     private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
             .withZone(ZoneOffset.UTC);
 
+    private static final int CREATED = 0;
+    private static final int SCHEDULED = 1;
+    private static final int STARTED = 2;
+    private static final int COMPLETED = 3;
+    private static final int TIMES = 4;
+
     private final JsonMapper mapper;
     private final JsonNodeFactory nodes;
+
+    /**
+     * The last retry policy read and its tree: the jobs of one fetch mostly share their policy, and parsing it again
+     * for every job was a good part of building the envelopes. Each envelope gets its own copy.
+     */
+    private volatile ParsedRetry lastRetry;
 
     JobRows(JsonMapper mapper) {
         this.mapper = mapper;
@@ -40,10 +52,17 @@ final class JobRows {
 
     /** The job in the current row of a result of {@code s3p.fetch_job_rows}. */
     Job job(ResultSet rs) throws SQLException {
-        return Job.fromEnvelope(envelope(rs));
+        Instant[] times = new Instant[TIMES];
+        ObjectNode envelope = envelope(rs, times);
+        return Job.fromEnvelope(envelope, times[CREATED], times[SCHEDULED], times[STARTED], times[COMPLETED]);
     }
 
     ObjectNode envelope(ResultSet rs) throws SQLException {
+        return envelope(rs, new Instant[TIMES]);
+    }
+
+    /** The envelope; {@code times} gets the instants its created, scheduled, started and completed fields show. */
+    private ObjectNode envelope(ResultSet rs, Instant[] times) throws SQLException {
         String state = rs.getString("state");
         boolean active = "active".equals(state);
         // as in SQL: the unknown fields the client sent, overlaid by every system field that has a value
@@ -66,12 +85,12 @@ final class JobRows {
         fields.put("max_attempts", JsonbNodes.number(rs.getLong("max_attempts")));
         putNumber(fields, "timeout_ms", rs, "timeout_ms");
         putNumber(fields, "visibility_timeout_ms", rs, "visibility_timeout_ms");
-        putTimestamp(fields, "created_at", rs, "created_at");
+        times[CREATED] = putTimestamp(fields, "created_at", rs, "created_at");
         putTimestamp(fields, "enqueued_at", rs, "enqueued_at");
-        putTimestamp(fields, "scheduled_at", rs, "scheduled_at");
+        times[SCHEDULED] = putTimestamp(fields, "scheduled_at", rs, "scheduled_at");
         putTimestamp(fields, "expires_at", rs, "expires_at");
-        putTimestamp(fields, "started_at", rs, "started_at");
-        putTimestamp(fields, "completed_at", rs, "completed_at");
+        times[STARTED] = putTimestamp(fields, "started_at", rs, "started_at");
+        times[COMPLETED] = putTimestamp(fields, "completed_at", rs, "completed_at");
         putTimestamp(fields, "cancelled_at", rs, "cancelled_at");
         putTimestamp(fields, "discarded_at", rs, "discarded_at");
         if ("retryable".equals(state)) {
@@ -93,10 +112,11 @@ final class JobRows {
         }
         String retry = rs.getString("retry");
         if (retry != null) {
-            fields.put("retry", stripNulls(mapper.readTree(retry)));
+            fields.put("retry", retry(retry));
         }
         fields.put("args", mapper.readTree(rs.getString("args")));
-        fields.put("errors", mapper.readTree(rs.getString("errors")));
+        String errors = rs.getString("errors");
+        fields.put("errors", "[]".equals(errors) ? nodes.arrayNode() : mapper.readTree(errors));
         putJson(fields, "meta", rs.getString("meta"));
         putJson(fields, "tags", rs.getString("tags"));
         putJson(fields, "result", rs.getString("result"));
@@ -104,6 +124,18 @@ final class JobRows {
         ObjectNode envelope = nodes.objectNode();
         fields.forEach(envelope::set);
         return envelope;
+    }
+
+    private JsonNode retry(String json) {
+        ParsedRetry last = lastRetry;
+        if (last == null || !last.json().equals(json)) {
+            last = new ParsedRetry(json, stripNulls(mapper.readTree(json)));
+            lastRetry = last;
+        }
+        return last.tree().deepCopy();
+    }
+
+    private record ParsedRetry(String json, JsonNode tree) {
     }
 
     /** RFC 3339 in UTC with millisecond precision, without a fraction for whole seconds (as {@code s3p.ts}). */
@@ -125,12 +157,16 @@ final class JobRows {
         }
     }
 
-    private void putTimestamp(Map<String, JsonNode> fields, String key, ResultSet rs, String column)
+    /** Puts the column's time as the envelope shows it and answers that instant (millisecond precision). */
+    private Instant putTimestamp(Map<String, JsonNode> fields, String key, ResultSet rs, String column)
             throws SQLException {
         OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        if (value != null) {
-            fields.put(key, nodes.stringNode(timestamp(value.toInstant())));
+        if (value == null) {
+            return null;
         }
+        Instant instant = value.toInstant();
+        fields.put(key, nodes.stringNode(timestamp(instant)));
+        return instant.truncatedTo(ChronoUnit.MILLIS);
     }
 
     /** What {@code jsonb_strip_nulls} does: drops null-valued object fields at every depth (array elements stay). */

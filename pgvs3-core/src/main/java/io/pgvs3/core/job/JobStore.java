@@ -370,6 +370,16 @@ public class JobStore {
      * without one (no such job).
      */
     public List<AckResult> ackAll(List<JobCompletion> completions) {
+        return ackAll(null, completions);
+    }
+
+    /**
+     * As {@link #ackAll(List)}, for jobs that were all fetched from {@code queue}: they are completed by that queue's
+     * own {@code ack} function, without looking up the queue of every job in the locator. A job that is not in that
+     * queue is answered as no such job.
+     */
+    public List<AckResult> ackAll(String queue, List<JobCompletion> completions) {
+        QueueName queueName = queue == null ? null : QueueName.of(queue);
         List<AckBatcher.Request> requests = new ArrayList<>(completions.size());
         List<Integer> positions = new ArrayList<>(completions.size());
         for (int i = 0; i < completions.size(); i++) {
@@ -382,7 +392,7 @@ public class JobStore {
                 positions.add(i);
             }
         }
-        Map<Integer, AckOutcome> outcomes = requests.isEmpty() ? Map.of() : executeAcks(requests, false);
+        Map<Integer, AckOutcome> outcomes = requests.isEmpty() ? Map.of() : executeAcks(queueName, requests, false);
         AckResult[] results = new AckResult[completions.size()];
         for (int i = 0; i < completions.size(); i++) {
             results[i] = new AckResult(completions.get(i).jobId(), null, false);
@@ -398,6 +408,12 @@ public class JobStore {
     }
 
     private Map<Integer, AckOutcome> executeAcks(List<AckBatcher.Request> requests, boolean envelopes) {
+        return executeAcks(null, requests, envelopes);
+    }
+
+    /** The acks in one statement: by {@code s3p.ack_jobs}, or with a queue by that queue's {@code ack}. */
+    private Map<Integer, AckOutcome> executeAcks(QueueName queue, List<AckBatcher.Request> requests,
+            boolean envelopes) {
         UUID[] ids = new UUID[requests.size()];
         String[] results = new String[requests.size()];
         String[] workers = new String[requests.size()];
@@ -408,8 +424,10 @@ public class JobStore {
         }
         Map<Integer, AckOutcome> outcomes = new HashMap<>();
         jdbc.query(connection -> {
-            PreparedStatement statement = connection.prepareStatement(
-                    "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a");
+            PreparedStatement statement = connection.prepareStatement(queue == null
+                    ? "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a"
+                    : "SELECT a.ord, a.job::text, a.ok FROM " + Identifiers.quote(queue.schema())
+                            + ".ack(?, ?::jsonb[], ?, ?) a");
             statement.setArray(1, connection.createArrayOf("uuid", ids));
             statement.setArray(2, connection.createArrayOf("text", results));
             statement.setArray(3, connection.createArrayOf("text", workers));
@@ -596,11 +614,16 @@ public class JobStore {
                 }
             }
         }
-        // oldest first by occurred_at, the indexed column: ordered by id, a pass that finds nothing to delete walked
-        // the whole log in id order
-        handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT id FROM s3p.job_events"
-                + " WHERE occurred_at < now() - make_interval(secs => ? / 1000.0) ORDER BY occurred_at LIMIT ?)",
-                settings.eventRetention().toMillis(), settings.maintenanceBatch() * 10);
+        // from the head of the log in id order, up to its first event still within the retention: occurred_at has
+        // no index (one per event cost every transition a B-tree entry), and a pass with nothing to delete reads one
+        // row. An event stays while an event before it is younger than the retention; that one's transaction began
+        // before this one's insert, so an event outlives the retention by at most the length of its transaction.
+        long eventBatch = settings.maintenanceBatch() * 10L;
+        handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT e.id FROM s3p.job_events e"
+                + " WHERE e.id < coalesce((SELECT h.id FROM (SELECT id, occurred_at FROM s3p.job_events ORDER BY id"
+                + " LIMIT ?) h WHERE h.occurred_at >= now() - make_interval(secs => ? / 1000.0) LIMIT 1),"
+                + " 9223372036854775807) ORDER BY e.id LIMIT ?)",
+                eventBatch, settings.eventRetention().toMillis(), eventBatch);
         handled += jdbc.update("DELETE FROM s3p.workflows WHERE id IN (SELECT id FROM s3p.workflows"
                 + " WHERE finished_at < now() - make_interval(secs => ? / 1000.0) LIMIT ?)",
                 settings.retention().toMillis(), settings.maintenanceBatch());

@@ -63,6 +63,42 @@ final class JsonbNodes {
         }
     }
 
+    /**
+     * Checks that {@code json} is exactly one JSON value that {@link #read} accepts, without building its tree, and
+     * answers the value's first token ({@code START_ARRAY} for an array).
+     *
+     * @throws tools.jackson.core.JacksonException when {@code json} is not exactly one JSON value
+     */
+    static JsonToken check(String json, JsonMapper mapper) {
+        try (JsonParser parser = mapper.createParser(json)) {
+            JsonToken first = parser.nextToken();
+            if (first == null) {
+                throw new IllegalArgumentException("no JSON value");
+            }
+            int depth = 0;
+            JsonToken token = first;
+            while (true) {
+                if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+                    depth++;
+                }
+                else if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
+                    depth--;
+                }
+                else if (token == JsonToken.VALUE_NUMBER_FLOAT) {
+                    checkNumeric(parser.getDecimalValue());
+                }
+                if (depth == 0) {
+                    break;
+                }
+                token = parser.nextToken();
+            }
+            if (parser.nextToken() != null) {
+                throw new IllegalArgumentException("more than one JSON value");
+            }
+            return first;
+        }
+    }
+
     /** A whole number as it reads back from {@code jsonb} text: an int when it fits one. */
     static JsonNode number(long value) {
         return value == (int) value ? NODES.numberNode((int) value) : NODES.numberNode(value);
@@ -126,13 +162,17 @@ final class JsonbNodes {
      * the text of a {@code jsonb} value is read.
      */
     private static JsonNode numeric(JsonMapper mapper, BigDecimal value) {
+        checkNumeric(value);
+        BigDecimal printed = value.scale() < 0 ? value.setScale(0) : value;
+        return mapper.readTree(printed.toPlainString());
+    }
+
+    private static void checkNumeric(BigDecimal value) {
         // numeric's own limits; beyond them the plain form would be a huge string (1e999999999 is 12 characters)
         if (value.signum() != 0 && (value.precision() - value.scale() > NUMERIC_MAX_INTEGER_DIGITS
                 || value.scale() > NUMERIC_MAX_SCALE)) {
             throw new IllegalArgumentException("number out of range: " + value);
         }
-        BigDecimal printed = value.scale() < 0 ? value.setScale(0) : value;
-        return mapper.readTree(printed.toPlainString());
     }
 
     /** In {@code jsonb} key order, the last of equal keys winning (the sort is stable). */

@@ -42,6 +42,30 @@ class JobAckAllTest extends JobStoreTestSupport {
         assertThat(store.ackAll(List.of())).isEmpty();
     }
 
+    @Test
+    void completesByTheGivenQueueAloneAndAnswersAJobOfAnotherQueueAsMissing() {
+        Job mine = store.enqueue(NewJob.builder("test.ack-all").queue("ack-queue").build());
+        Job waiting = store.enqueue(NewJob.builder("test.ack-all").queue("ack-queue").build());
+        Job elsewhere = store.enqueue(NewJob.builder("test.ack-all").queue("ack-elsewhere").build());
+        assertThat(store.fetch(List.of("ack-queue"), 1, "me", Duration.ofMinutes(1))).extracting(Job::id)
+                .containsExactly(mine.id());
+        assertThat(store.fetch(List.of("ack-elsewhere"), 1, "me", Duration.ofMinutes(1))).extracting(Job::id)
+                .containsExactly(elsewhere.id());
+
+        List<AckResult> results = store.ackAll("ack-queue", List.of(
+                new JobCompletion(elsewhere.id(), "me", null),
+                new JobCompletion(waiting.id(), "me", null),
+                new JobCompletion(mine.id(), "me", "{\"n\":2}")));
+
+        assertThat(results).extracting(AckResult::acknowledged).containsExactly(false, false, true);
+        assertThat(results.get(0).job()).isNull();
+        assertThat(results.get(1).job().state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(store.get(mine.id())).map(Job::resultJson).contains("{\"n\":2}");
+        assertThat(store.get(elsewhere.id())).map(Job::state).contains(JobState.ACTIVE);
+        assertThat(store.events(java.util.Set.of("job.completed"), java.util.Set.of("ack-queue"), 0, 10))
+                .extracting(JobEvent::jobId).containsExactly(mine.id());
+    }
+
     private Job enqueue() {
         return store.enqueue(NewJob.builder("test.ack-all").queue("ack-all").build());
     }

@@ -115,6 +115,23 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
                         ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "[1, 2", "[1] [2]", "", "[1, {\"a\": }]", "{\"a\": 1}", "\"text\"", "7" })
+    void argsThatAreNotOneJsonArrayAreRejectedAndNothingIsWritten(String args) {
+        String message = args.startsWith("{") || args.startsWith("\"") || args.equals("7")
+                ? "'args' must be an array" : "'args' is not valid JSON";
+        assertThatThrownBy(() -> store.enqueueBatch(List.of(
+                NewJob.builder("envelope.ok").queue("envelopes-bad-args").build(),
+                NewJob.builder("envelope.bad").queue("envelopes-bad-args").args(args).build())))
+                .isInstanceOfSatisfying(Pgvs3Exception.class,
+                        ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST))
+                .hasMessageContaining(message);
+        assertThatThrownBy(() -> store.enqueue(NewJob.builder("envelope.bad").queue("envelopes-bad-args").args(args)
+                .build())).isInstanceOf(Pgvs3Exception.class).hasMessageContaining(message);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = 'envelopes-bad-args'",
+                Long.class)).isZero();
+    }
+
     @ParameterizedTest(name = "with a unique job in the batch: {0}")
     @ValueSource(booleans = { false, true })
     void aBatchWithAnIdThatExistsEnqueuesNone(boolean withUniqueJob) {

@@ -57,12 +57,36 @@ class JobMaintenanceTest extends JobStoreTestSupport {
     void eventsOlderThanTheirRetentionArePrunedAndRecentOnesKept() {
         Job old = store.enqueue(NewJob.builder("test.old").queue("events-retention").build());
         Job recent = store.enqueue(NewJob.builder("test.recent").queue("events-retention").build());
-        jdbc.update("UPDATE s3p.job_events SET occurred_at = now() - interval '2 hours' WHERE job_id = ?::uuid",
-                old.id());
+        // the log is pruned from its head in id order: the old job's event and every event before it are old
+        jdbc.update("UPDATE s3p.job_events SET occurred_at = now() - interval '2 hours'"
+                + " WHERE id <= (SELECT max(id) FROM s3p.job_events WHERE job_id = ?::uuid)", old.id());
 
         store.maintain();
 
         assertThat(store.events(Set.of(), Set.of("events-retention"), 0, 10)).extracting(JobEvent::jobId)
                 .containsExactly(recent.id());
+    }
+
+    @Test
+    void eventsArePrunedOnlyUpToTheFirstOneWithinTheRetention() {
+        Job first = store.enqueue(NewJob.builder("test.first").queue("events-head").build());
+        Job young = store.enqueue(NewJob.builder("test.young").queue("events-head").build());
+        Job behind = store.enqueue(NewJob.builder("test.behind").queue("events-head").build());
+        // every event up to the first job's is old, the young job's is not, and the one behind it is old again (as
+        // when a long transaction's event is inserted after younger ones)
+        jdbc.update("UPDATE s3p.job_events SET occurred_at = now() - interval '2 hours'"
+                + " WHERE id <= (SELECT max(id) FROM s3p.job_events WHERE job_id = ?::uuid) OR job_id = ?::uuid",
+                first.id(), behind.id());
+
+        store.maintain();
+
+        assertThat(store.events(Set.of(), Set.of("events-head"), 0, 10)).extracting(JobEvent::jobId)
+                .containsExactly(young.id(), behind.id());
+
+        jdbc.update("UPDATE s3p.job_events SET occurred_at = now() - interval '2 hours' WHERE job_id = ?::uuid",
+                young.id());
+        store.maintain();
+
+        assertThat(store.events(Set.of(), Set.of("events-head"), 0, 10)).isEmpty();
     }
 }

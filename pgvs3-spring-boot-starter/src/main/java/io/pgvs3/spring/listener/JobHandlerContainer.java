@@ -347,7 +347,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                 .map(completion -> new JobCompletion(completion.job().id(), workerId, completion.result()))
                 .toList();
         try {
-            List<AckResult> results = store.ackAll(acks);
+            List<AckResult> results = store.ackAll(queue, acks);
             Map<String, Integer> completedByType = new HashMap<>();
             for (int i = 0; i < batch.size(); i++) {
                 Job job = batch.get(i).job();
