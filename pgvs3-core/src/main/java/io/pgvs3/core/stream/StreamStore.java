@@ -357,7 +357,13 @@ public class StreamStore {
      * an unknown consumer or queue) is left out: only a receive can tell, and answer, for it.
      */
     public Map<ReceiveTarget, MarkedBatch> idle(Collection<ReceiveTarget> targets) {
-        List<ReceiveTarget> distinct = new ArrayList<>(new LinkedHashSet<>(targets));
+        List<ReceiveTarget> distinct = new ArrayList<>();
+        for (ReceiveTarget target : new LinkedHashSet<>(targets)) {
+            // a queue that does not exist would fail the statement for every other target in it
+            if (catalog.exists(target.queue())) {
+                distinct.add(target);
+            }
+        }
         Map<ReceiveTarget, MarkedBatch> idle = new HashMap<>();
         for (int from = 0; from < distinct.size(); from += PROBE_CHUNK) {
             List<ReceiveTarget> chunk = distinct.subList(from, Math.min(distinct.size(), from + PROBE_CHUNK));

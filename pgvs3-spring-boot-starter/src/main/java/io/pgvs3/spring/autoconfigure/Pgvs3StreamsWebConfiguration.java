@@ -31,7 +31,7 @@ class Pgvs3StreamsWebConfiguration {
     StreamLongPoll pgvs3StreamLongPoll(NotificationHub hub, StreamStore streams, QueueCatalog catalog,
             DataSource dataSource, Pgvs3Properties properties) {
         int threads = properties.getStreams().getLongPollThreads();
-        StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince,
+        StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince, streams::idle,
                 threads > 0 ? threads : longPollThreads(dataSource));
         catalog.onDrop(longPoll::forget);
         return longPoll;
