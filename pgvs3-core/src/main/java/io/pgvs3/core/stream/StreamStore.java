@@ -371,21 +371,22 @@ public class StreamStore {
             List<Object> args = new ArrayList<>();
             for (int i = 0; i < chunk.size(); i++) {
                 String schema = chunk.get(i).queue().schema();
+                // the newest tick must be the cursor's (m), and the newest batch (by position, so also the one
+                // starting furthest) must neither start at it nor end past it; each table is read once, since
+                // planning this statement is most of its cost
                 sql.add("SELECT " + i + ", c.tick, pg_current_snapshot()::text FROM "
                         + Identifiers.qualify(schema, "stream_subscriptions") + " s "
                         + "JOIN LATERAL (SELECT c.tick, c.seq, c.range_end FROM "
                         + Identifiers.qualify(schema, "stream_cursors") + " c WHERE c.sub_id = s.sub_id "
                         + "ORDER BY c.id DESC LIMIT 1) c ON true "
-                        + "JOIN LATERAL (SELECT t.snapshot AS s FROM " + Identifiers.qualify(schema, "stream_ticks")
-                        + " t WHERE t.tick_id = c.tick LIMIT 1) m ON true "
+                        + "JOIN LATERAL (SELECT t.tick_id, t.snapshot AS s FROM "
+                        + Identifiers.qualify(schema, "stream_ticks") + " t ORDER BY t.tick_id DESC LIMIT 1) m "
+                        + "ON m.tick_id = c.tick "
                         + "WHERE s.consumer = ? AND c.seq = 0 AND c.range_end IS NULL "
-                        + "AND NOT EXISTS (SELECT 1 FROM " + Identifiers.qualify(schema, "stream_ticks")
-                        + " n WHERE n.tick_id > c.tick) "
-                        + "AND NOT EXISTS (SELECT 1 FROM " + Identifiers.qualify(schema, "stream_batches")
-                        + " b WHERE b.sub_id = s.sub_id AND b.start_tick >= c.tick) "
-                        + "AND NOT EXISTS (SELECT 1 FROM (SELECT b.end_tick FROM "
+                        + "AND NOT EXISTS (SELECT 1 FROM (SELECT b.start_tick, b.end_tick FROM "
                         + Identifiers.qualify(schema, "stream_batches") + " b WHERE b.sub_id = s.sub_id "
-                        + "ORDER BY b.start_tick DESC, b.after_seq DESC LIMIT 1) b WHERE b.end_tick > c.tick) "
+                        + "ORDER BY b.start_tick DESC, b.after_seq DESC LIMIT 1) b "
+                        + "WHERE b.start_tick >= c.tick OR b.end_tick > c.tick) "
                         + "AND NOT EXISTS (SELECT 1 FROM " + Identifiers.qualify(schema, "stream_events") + " e WHERE "
                         + APPENDED_SINCE_M + ")");
                 args.add(chunk.get(i).consumer());

@@ -34,11 +34,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Long-polling receives ({@code wait_ms}) without a request thread or a pooled connection held while waiting.
  * <p>
- * A waiting receive first asks, together with the others that arrived meanwhile and in one plain statement, whether
- * its consumer has anything to receive at all ({@link IdleProbe}); only when it may have does it receive. An idle
- * one waits from the mark of that statement as from an empty receive's. A receive is PL/pgSQL, which a pooled
- * connection compiles and plans per queue on its first call (tens of milliseconds); hundreds of long-polls on
- * queues a connection has not received from yet would otherwise spend seconds on that before they wait.
+ * A waiting receive on a queue this application has not received from yet first asks, together with the others that
+ * arrived meanwhile and in one plain statement, whether its consumer has anything to receive at all
+ * ({@link IdleProbe}); only when it may have does it receive. An idle one waits from the mark of that statement as
+ * from an empty receive's. A receive is PL/pgSQL, which a pooled connection compiles and plans per queue on its
+ * first call; hundreds of first long-polls on as many queues would otherwise each pay for that before they wait.
+ * Once a queue has been received from, its long-polls receive at once (a warm receive is cheaper than the check).
  * <p>
  * A waiting receive is a future whose attempts run on a small worker pool (sized below the connection pool, so
  * that other requests still get connections): the first one as soon as a worker is free, later ones whenever the
@@ -96,6 +97,11 @@ public class StreamLongPoll implements AutoCloseable {
     /** Waiters whose first look is an idle check, in arrival order; a few checkers take them in chunks. */
     private final ConcurrentLinkedQueue<Waiter> toCheck = new ConcurrentLinkedQueue<>();
     private final AtomicInteger activeCheckers = new AtomicInteger();
+    /**
+     * Queues a receive of this application has run on: their functions are compiled on some pooled connections
+     * already, and a receive there (about a millisecond) costs less than the check, which is planned on every call.
+     */
+    private final Set<String> received = ConcurrentHashMap.newKeySet();
 
     /** Without an idle check: every waiter's first look is a receive. */
     public StreamLongPoll(NotificationHub hub, AppendProbe probe, int workerThreads) {
@@ -138,7 +144,7 @@ public class StreamLongPoll implements AutoCloseable {
             Supplier<MarkedBatch> attempt) {
         String channel = NotificationHub.channelFor(queue);
         Waiter waiter = new Waiter(queue.value(), channel, target, attempt);
-        boolean check = target != null && idleProbe != null;
+        boolean check = target != null && idleProbe != null && !received.contains(queue.value());
         if (check) {
             // the check holds the waiter as an attempt would: a deadline or wake-up meanwhile is taken up after it
             waiter.running.set(true);
@@ -164,6 +170,7 @@ public class StreamLongPoll implements AutoCloseable {
 
     /** Forgets a dropped queue's hub registration. */
     public void forget(QueueName queue) {
+        received.remove(queue.value());
         NotificationHub.Registration registration = registrations.remove(queue.value());
         if (registration != null) {
             registration.close();
@@ -235,6 +242,7 @@ public class StreamLongPoll implements AutoCloseable {
         }
         try {
             MarkedBatch attempt = waiter.attempt.get();
+            received.add(waiter.queue);
             StreamBatch batch = attempt.batch();
             if (!batch.isEmpty() || last) {
                 complete(waiter, batch);

@@ -326,6 +326,13 @@ class StreamLongPollTests {
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - appended)).isLessThan(2000);
             assertThat(attempts.get()).isEqualTo(1);
             assertThat(probes.marks()).isZero();
+
+            // once the queue has been received from, a long-poll receives at once instead of checking first
+            int checked = checks.targets();
+            StreamBatch again = longPoll.receive(target, Duration.ofMillis(300), attempt).get(10, TimeUnit.SECONDS);
+            assertThat(again.isEmpty()).isFalse();
+            assertThat(attempts.get()).isEqualTo(2);
+            assertThat(checks.targets()).isEqualTo(checked);
         }
     }
 
