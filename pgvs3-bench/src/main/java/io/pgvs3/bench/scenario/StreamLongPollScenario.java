@@ -39,6 +39,8 @@ public final class StreamLongPollScenario implements Scenario {
     /** Receives woken by an append (one after another); they wait longer, so that only an append ends them. */
     static final int WOKEN = 20;
     static final int WOKEN_WAIT_MS = 20_000;
+    /** Receives on a queue of its own sent together before the measured ones, to warm the request path up. */
+    static final int WARM_UP = 20;
 
     public static final String LATE_P50 = "streams.long-poll.late.p50";
     public static final String LATE_MAX = "streams.long-poll.late.max";
@@ -63,7 +65,9 @@ public final class StreamLongPollScenario implements Scenario {
     public String description(BenchOptions options) {
         return """
                 The HTTP routes of a Spring Boot application (default settings, 200 Tomcat threads). %,d queues, \
-                each with one consumer, are created first (not timed). Then %,d `receive` calls with `wait_ms` are \
+                each with one consumer, are created first (not timed), and %d receives with `wait_ms` on a queue of \
+                their own, sent together, warm the request path up (a fresh application's first requests wait for \
+                the class loader). Then %,d `receive` calls with `wait_ms` are \
                 sent 2 ms apart (a burst of connects would overflow Tomcat's accept queue of 100 and measure the \
                 kernel's SYN retries), one per queue, each on its own connection (`java.net.http`): %d of them with \
                 `wait_ms: %,d` are woken one after another by an append to their queue (the time from the append's \
@@ -72,7 +76,7 @@ public final class StreamLongPollScenario implements Scenario {
                 included; a second figure counts from when the receive's queue was seen LISTENed to, at most 50 ms after \
                 the server took the receive). Meanwhile one connection sends `GET /ojs/v1/health` in a loop once every channel is \
                 LISTENed to; `pg_stat_activity` counts the connections named `%s`."""
-                .formatted(queues(options), queues(options), WOKEN, WOKEN_WAIT_MS, WAIT_MS,
+                .formatted(queues(options), WARM_UP, queues(options), WOKEN, WOKEN_WAIT_MS, WAIT_MS,
                         NotificationHub.APPLICATION_NAME);
     }
 
@@ -105,6 +109,7 @@ public final class StreamLongPollScenario implements Scenario {
 
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(30)).build();
+            warmUp(app.baseUrl(), streams);
             long[] sent = new long[queues];
             long[] listened = new long[queues];
             Thread monitor = new Thread(() -> watchListening(hub, listened), "long-poll-monitor");
@@ -193,6 +198,33 @@ public final class StreamLongPollScenario implements Scenario {
                     settings + " requests=" + health.count());
             context.record(LISTENERS, "LISTEN connections while they wait", "", listeners, settings);
         }
+    }
+
+    /**
+     * A freshly started application loads the classes of its request path (Tomcat's, Spring MVC's, the async
+     * request's) on its first requests; with hundreds arriving at once, every request thread waits on the class
+     * loader for seconds, which is the JVM starting, not the long-polls. Receives with {@code wait_ms} on a queue of
+     * their own (so no measured queue is touched), sent together, and a health request, go through that path first.
+     */
+    private static void warmUp(String baseUrl, StreamStore streams) throws Exception {
+        String queue = "long-poll-warm-up";
+        streams.subscribe(queue, "c", null);
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(30)).build();
+        List<CompletableFuture<HttpResponse<String>>> warming = new ArrayList<>();
+        for (int i = 0; i < WARM_UP; i++) {
+            warming.add(client.sendAsync(HttpRequest.newBuilder(URI.create(baseUrl + "/ojs/v1/queues/" + queue
+                    + "/receive")).header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"consumer\":\"c\",\"wait_ms\":100}")).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<HttpResponse<String>> warm : warming) {
+            HttpResponse<String> response = warm.get(60, TimeUnit.SECONDS);
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("warm-up receive: " + response.statusCode() + " " + response.body());
+            }
+        }
+        health(client, HttpRequest.newBuilder(URI.create(baseUrl + "/ojs/v1/health")).GET().build());
     }
 
     private static long health(HttpClient client, HttpRequest request) throws Exception {

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -345,6 +346,67 @@ public class StreamStore {
             }
         }
         return appended;
+    }
+
+    /**
+     * The targets that certainly have nothing to receive now, each with the empty batch a receive would answer and
+     * the mark it looked from (as {@link #receiveMarked} returns them): one plain statement for up to
+     * {@value #PROBE_CHUNK} targets, no PL/pgSQL. A target is idle when its consumer's cursor stands at the start of
+     * the newest tick's range, no batch of the consumer reaches past that tick, and no event committed after that
+     * tick's snapshot is visible. Any other target (more to hand out, an outstanding batch, a range in progress,
+     * an unknown consumer or queue) is left out: only a receive can tell, and answer, for it.
+     */
+    public Map<ReceiveTarget, MarkedBatch> idle(Collection<ReceiveTarget> targets) {
+        List<ReceiveTarget> distinct = new ArrayList<>();
+        for (ReceiveTarget target : new LinkedHashSet<>(targets)) {
+            // a queue that does not exist would fail the statement for every other target in it
+            if (catalog.exists(target.queue())) {
+                distinct.add(target);
+            }
+        }
+        Map<ReceiveTarget, MarkedBatch> idle = new HashMap<>();
+        for (int from = 0; from < distinct.size(); from += PROBE_CHUNK) {
+            List<ReceiveTarget> chunk = distinct.subList(from, Math.min(distinct.size(), from + PROBE_CHUNK));
+            StringJoiner sql = new StringJoiner(" UNION ALL ");
+            List<Object> args = new ArrayList<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                String schema = chunk.get(i).queue().schema();
+                // the newest tick must be the cursor's (m), and the newest batch (by position, so also the one
+                // starting furthest) must neither start at it nor end past it; each table is read once, since
+                // planning this statement is most of its cost
+                sql.add("SELECT " + i + ", c.tick, pg_current_snapshot()::text FROM "
+                        + Identifiers.qualify(schema, "stream_subscriptions") + " s "
+                        + "JOIN LATERAL (SELECT c.tick, c.seq, c.range_end FROM "
+                        + Identifiers.qualify(schema, "stream_cursors") + " c WHERE c.sub_id = s.sub_id "
+                        + "ORDER BY c.id DESC LIMIT 1) c ON true "
+                        + "JOIN LATERAL (SELECT t.tick_id, t.snapshot AS s FROM "
+                        + Identifiers.qualify(schema, "stream_ticks") + " t ORDER BY t.tick_id DESC LIMIT 1) m "
+                        + "ON m.tick_id = c.tick "
+                        + "WHERE s.consumer = ? AND c.seq = 0 AND c.range_end IS NULL "
+                        + "AND NOT EXISTS (SELECT 1 FROM (SELECT b.start_tick, b.end_tick FROM "
+                        + Identifiers.qualify(schema, "stream_batches") + " b WHERE b.sub_id = s.sub_id "
+                        + "ORDER BY b.start_tick DESC, b.after_seq DESC LIMIT 1) b "
+                        + "WHERE b.start_tick >= c.tick OR b.end_tick > c.tick) "
+                        + "AND NOT EXISTS (SELECT 1 FROM " + Identifiers.qualify(schema, "stream_events") + " e WHERE "
+                        + APPENDED_SINCE_M + ")");
+                args.add(chunk.get(i).consumer());
+            }
+            try {
+                jdbc.query(sql.toString(), rs -> {
+                    ReceiveTarget target = chunk.get(rs.getInt(1));
+                    long tick = rs.getLong(2);
+                    idle.put(target, new MarkedBatch(new StreamBatch(null, tick, tick, List.of()),
+                            new AppendMark(target.queue(), rs.getString(3))));
+                }, args.toArray());
+            }
+            catch (DataAccessException ex) {
+                if (!QueueCatalog.isMissingNamespace(ex)) {
+                    throw translated(ex);
+                }
+                // a queue dropped meanwhile: its receive answers for itself, and so do the others of the chunk
+            }
+        }
+        return idle;
     }
 
     /**

@@ -36,7 +36,7 @@ class Pgvs3StreamsWebConfiguration {
     StreamLongPoll pgvs3StreamLongPoll(NotificationHub hub, StreamStore streams, QueueCatalog catalog,
             DataSource dataSource, Pgvs3Properties properties) {
         int threads = properties.getStreams().getLongPollThreads();
-        StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince,
+        StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince, streams::idle,
                 threads > 0 ? threads : longPollThreads(dataSource));
         catalog.onDrop(longPoll::forget);
         return longPoll;
@@ -50,7 +50,7 @@ class Pgvs3StreamsWebConfiguration {
         for (Cluster cluster : router.clusters()) {
             if (!cluster.isDefault()) {
                 StreamLongPoll clusterLongPoll = new StreamLongPoll(cluster.notifications(),
-                        cluster.streams()::appendedSince,
+                        cluster.streams()::appendedSince, cluster.streams()::idle,
                         threads > 0 ? threads : longPollThreads(cluster.dataSource()));
                 cluster.catalog().onDrop(clusterLongPoll::forget);
                 others.put(cluster.name(), clusterLongPoll);

@@ -9,6 +9,7 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.stream.ReceiveTarget;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.core.stream.Subscription;
 import io.pgvs3.spring.web.JsonFields;
@@ -101,8 +102,11 @@ public class StreamConsumersController {
             return result;
         }
         // even the first attempt runs off the request thread, on the long-poll workers: hundreds of receives arriving
-        // together then queue there, not on the request threads and the connection pool other requests need
-        longPolls.forCluster(cluster).receive(name, wait, () -> streams.receiveMarked(queue, consumer, member, max))
+        // together then queue there, not on the request threads and the connection pool other requests need; that
+        // first look is a cheap check shared with the receives that arrived meanwhile, and a receive runs only when
+        // the consumer may have something
+        longPolls.forCluster(cluster).receive(new ReceiveTarget(name, consumer, member), wait,
+                () -> streams.receiveMarked(queue, consumer, member, max))
                 .whenComplete((batch, failure) -> {
                     if (failure != null) {
                         result.setErrorResult(failure instanceof CompletionException wrapped

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -25,12 +26,20 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.AppendMark;
 import io.pgvs3.core.stream.MarkedBatch;
+import io.pgvs3.core.stream.ReceiveTarget;
 import io.pgvs3.core.stream.StreamBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Long-polling receives ({@code wait_ms}) without a request thread or a pooled connection held while waiting.
+ * <p>
+ * A waiting receive on a queue this application has not received from yet first asks, together with the others that
+ * arrived meanwhile and in one plain statement, whether its consumer has anything to receive at all
+ * ({@link IdleProbe}); only when it may have does it receive. An idle one waits from the mark of that statement as
+ * from an empty receive's. A receive is PL/pgSQL, which a pooled connection compiles and plans per queue on its
+ * first call; hundreds of first long-polls on as many queues would otherwise each pay for that before they wait.
+ * Once a queue has been received from, its long-polls receive at once (a warm receive is cheaper than the check).
  * <p>
  * A waiting receive is a future whose attempts run on a small worker pool (sized below the connection pool, so
  * that other requests still get connections): the first one as soon as a worker is free, later ones whenever the
@@ -60,8 +69,23 @@ public class StreamLongPoll implements AutoCloseable {
         Set<AppendMark> appendedSince(Collection<AppendMark> marks);
     }
 
+    /**
+     * Which targets certainly have nothing to receive now, each with the empty batch a receive would answer and its
+     * mark (see {@code StreamStore#idle}); the others receive.
+     */
+    @FunctionalInterface
+    public interface IdleProbe {
+
+        Map<ReceiveTarget, MarkedBatch> idle(Collection<ReceiveTarget> targets);
+    }
+
+    /** Most waiters one idle check takes. */
+    static final int CHECK_CHUNK = 100;
+
     private final NotificationHub hub;
     private final AppendProbe probe;
+    private final IdleProbe idleProbe;
+    private final int checkers;
     private final ExecutorService workers;
     private final ScheduledExecutorService timer;
     private final Map<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
@@ -70,10 +94,26 @@ public class StreamLongPoll implements AutoCloseable {
     private final Set<Waiter> toProbe = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean probing = new AtomicBoolean();
     private final AtomicLong sequence = new AtomicLong();
+    /** Waiters whose first look is an idle check, in arrival order; a few checkers take them in chunks. */
+    private final ConcurrentLinkedQueue<Waiter> toCheck = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger activeCheckers = new AtomicInteger();
+    /**
+     * Queues a receive of this application has run on: their functions are compiled on some pooled connections
+     * already, and a receive there (about a millisecond) costs less than the check, which is planned on every call.
+     */
+    private final Set<String> received = ConcurrentHashMap.newKeySet();
 
+    /** Without an idle check: every waiter's first look is a receive. */
     public StreamLongPoll(NotificationHub hub, AppendProbe probe, int workerThreads) {
+        this(hub, probe, null, workerThreads);
+    }
+
+    public StreamLongPoll(NotificationHub hub, AppendProbe probe, IdleProbe idleProbe, int workerThreads) {
         this.hub = hub;
         this.probe = probe;
+        this.idleProbe = idleProbe;
+        // half the workers at most, so that wake-ups and deadlines find a free one while a burst is checked
+        this.checkers = Math.max(1, workerThreads / 2);
         // waiters already under way (woken, at their deadline, probes) go before first attempts still queued: an
         // append's wake-up or a deadline does not wait for hundreds of receives that just arrived
         this.workers = new ThreadPoolExecutor(workerThreads, workerThreads, 0, TimeUnit.MILLISECONDS,
@@ -88,22 +128,49 @@ public class StreamLongPoll implements AutoCloseable {
      * has passed. Every attempt, the first included, runs on the worker pool; the caller's thread returns at once.
      */
     public CompletableFuture<StreamBatch> receive(QueueName queue, Duration wait, Supplier<MarkedBatch> attempt) {
+        return receive(queue, null, wait, attempt);
+    }
+
+    /**
+     * As {@link #receive(QueueName, Duration, Supplier)}, for {@code target}: its first look is an idle check shared
+     * with the other waiters that arrived meanwhile, and {@code attempt} runs only when that finds it may have
+     * something (or once something may have changed).
+     */
+    public CompletableFuture<StreamBatch> receive(ReceiveTarget target, Duration wait, Supplier<MarkedBatch> attempt) {
+        return receive(target.queue(), target, wait, attempt);
+    }
+
+    private CompletableFuture<StreamBatch> receive(QueueName queue, ReceiveTarget target, Duration wait,
+            Supplier<MarkedBatch> attempt) {
         String channel = NotificationHub.channelFor(queue);
-        Waiter waiter = new Waiter(queue.value(), channel, attempt);
+        Waiter waiter = new Waiter(queue.value(), channel, target, attempt);
+        boolean check = target != null && idleProbe != null && !received.contains(queue.value());
+        if (check) {
+            // the check holds the waiter as an attempt would: a deadline or wake-up meanwhile is taken up after it
+            waiter.running.set(true);
+        }
         synchronized (registrations) {
             waiters.computeIfAbsent(queue.value(), key -> ConcurrentHashMap.newKeySet()).add(waiter);
+            // registered before the first look, so that whatever that look does not see is notified or probed
             registrations.computeIfAbsent(queue.value(), key -> hub.listen(channel, () -> wakeAll(key)));
         }
         waiter.timeout = timer.schedule(() -> {
             waiter.expired = true;
             wake(waiter, false);
         }, wait.toMillis(), TimeUnit.MILLISECONDS);
-        wake(waiter, false);
+        if (check) {
+            toCheck.add(waiter);
+            startCheckers();
+        }
+        else {
+            wake(waiter, false);
+        }
         return waiter.result;
     }
 
     /** Forgets a dropped queue's hub registration. */
     public void forget(QueueName queue) {
+        received.remove(queue.value());
         NotificationHub.Registration registration = registrations.remove(queue.value());
         if (registration != null) {
             registration.close();
@@ -175,6 +242,7 @@ public class StreamLongPoll implements AutoCloseable {
         }
         try {
             MarkedBatch attempt = waiter.attempt.get();
+            received.add(waiter.queue);
             StreamBatch batch = attempt.batch();
             if (!batch.isEmpty() || last) {
                 complete(waiter, batch);
@@ -195,6 +263,84 @@ public class StreamLongPoll implements AutoCloseable {
                 }
             }
             waiter.result.completeExceptionally(ex);
+        }
+    }
+
+    private void startCheckers() {
+        int active = activeCheckers.get();
+        while (active < checkers && !toCheck.isEmpty()) {
+            if (activeCheckers.compareAndSet(active, active + 1)) {
+                submit(true, this::checkAll);
+                return;
+            }
+            active = activeCheckers.get();
+        }
+    }
+
+    private void checkAll() {
+        try {
+            List<Waiter> batch = new ArrayList<>();
+            Waiter next;
+            do {
+                batch.clear();
+                while (batch.size() < CHECK_CHUNK && (next = toCheck.poll()) != null) {
+                    batch.add(next);
+                }
+                if (!batch.isEmpty()) {
+                    check(batch);
+                }
+            }
+            while (!batch.isEmpty());
+        }
+        finally {
+            activeCheckers.decrementAndGet();
+            // a waiter queued just as this checker found none left
+            startCheckers();
+        }
+    }
+
+    /**
+     * The first look of waiters that hold their {@code running} flag: the idle ones wait from the check's mark as
+     * from an empty attempt's (it was taken after their channel was registered, so what it does not show is
+     * notified once LISTENed to, or found by a probe); the others receive.
+     */
+    private void check(List<Waiter> batch) {
+        List<ReceiveTarget> targets = new ArrayList<>(batch.size());
+        boolean[] listening = new boolean[batch.size()];
+        for (int i = 0; i < batch.size(); i++) {
+            Waiter waiter = batch.get(i);
+            targets.add(waiter.target);
+            // the check's snapshot follows: what notified the waiter so far (the wake-up once its LISTEN ran, say)
+            // has committed before it, and only what notifies from now on calls for a receive
+            waiter.notified.set(false);
+            waiter.pending.set(false);
+            // read before the check's snapshot too: only then does "nothing found" hold while LISTENed to
+            listening[i] = hub.isListening(waiter.channel);
+        }
+        Map<ReceiveTarget, MarkedBatch> idle;
+        try {
+            idle = idleProbe.idle(targets);
+        }
+        catch (RuntimeException ex) {
+            log.debug("Checking {} long-polls for anything to receive failed; they receive: {}", targets.size(),
+                    ex.getMessage());
+            idle = Map.of();
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            Waiter waiter = batch.get(i);
+            MarkedBatch found = idle.get(waiter.target);
+            if (found != null) {
+                waiter.lastEmpty = found.batch();
+                waiter.mark = found.mark();
+                waiter.emptyWhileListening = listening[i] ? found.batch() : null;
+            }
+            if (found == null || waiter.expired) {
+                waiter.pending.set(true);
+            }
+            waiter.running.set(false);
+            if (waiter.pending.get() && !waiter.result.isDone() && waiter.running.compareAndSet(false, true)) {
+                submit(waiter.lastEmpty == null, () -> run(waiter));
+            }
         }
     }
 
@@ -319,6 +465,8 @@ public class StreamLongPoll implements AutoCloseable {
 
         final String queue;
         final String channel;
+        /** Who receives, for the idle check; null when the first look is an attempt. */
+        final ReceiveTarget target;
         final Supplier<MarkedBatch> attempt;
         final CompletableFuture<StreamBatch> result = new CompletableFuture<>();
         final AtomicBoolean running = new AtomicBoolean();
@@ -332,9 +480,10 @@ public class StreamLongPoll implements AutoCloseable {
         volatile AppendMark mark;
         volatile ScheduledFuture<?> timeout;
 
-        Waiter(String queue, String channel, Supplier<MarkedBatch> attempt) {
+        Waiter(String queue, String channel, ReceiveTarget target, Supplier<MarkedBatch> attempt) {
             this.queue = queue;
             this.channel = channel;
+            this.target = target;
             this.attempt = attempt;
         }
     }

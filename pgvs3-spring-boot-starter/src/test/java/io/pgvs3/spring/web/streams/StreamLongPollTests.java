@@ -3,8 +3,10 @@ package io.pgvs3.spring.web.streams;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,6 +24,7 @@ import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.AppendMark;
 import io.pgvs3.core.stream.MarkedBatch;
 import io.pgvs3.core.stream.NewStreamMessage;
+import io.pgvs3.core.stream.ReceiveTarget;
 import io.pgvs3.core.stream.StreamBatch;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.test.TestPostgres;
@@ -248,6 +251,160 @@ class StreamLongPollTests {
         }
     }
 
+    @Test
+    void anIdleFirstCheckRunsNoReceiveAndAnAppendCommittedBeforeTheListenIsStillReceived() throws Exception {
+        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
+        String queue = "lp-idle-race";
+        streams.subscribe(queue, "c", null);
+        Gate gate = new Gate();
+        Probes probes = new Probes(streams::appendedSince);
+        // the check finds nothing, then an append commits (and notifies) before the channel is LISTENed to: its
+        // notification is gone, and only the check's mark can tell
+        Checks checks = new Checks(targets -> {
+            Map<ReceiveTarget, MarkedBatch> idle = streams.idle(targets);
+            streams.append(queue, NewStreamMessage.of("t", "{\"n\":1}"));
+            gate.open();
+            return idle;
+        });
+        try (NotificationHub hub = new NotificationHub(gate);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, probes, checks, 2)) {
+            AtomicInteger attempts = new AtomicInteger();
+            StreamBatch batch = longPoll.receive(new ReceiveTarget(QueueName.of(queue), "c", null),
+                    Duration.ofSeconds(20), () -> {
+                        attempts.incrementAndGet();
+                        return streams.receiveMarked(queue, "c", null, 10);
+                    }).get(10, TimeUnit.SECONDS);
+            assertThat(batch.messages()).hasSize(1);
+            assertThat(checks.idle()).isEqualTo(1);
+            assertThat(probes.marks()).isEqualTo(1);
+            // no receive for the first look, one once the probe found the append
+            assertThat(attempts.get()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anIdleFirstCheckWhileListenedToWaitsForTheNotificationAndTheDeadlineWithoutAReceive() throws Exception {
+        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
+        String queue = "lp-idle-wake";
+        streams.subscribe(queue, "c", null);
+        Probes probes = new Probes(streams::appendedSince);
+        Checks checks = new Checks(streams::idle);
+        try (NotificationHub hub = new NotificationHub(dataSource);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, probes, checks, 2)) {
+            String channel = NotificationHub.channelFor(QueueName.of(queue));
+            hub.listen(channel, () -> {
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!hub.isListening(channel) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(hub.isListening(channel)).isTrue();
+            ReceiveTarget target = new ReceiveTarget(QueueName.of(queue), "c", null);
+            AtomicInteger attempts = new AtomicInteger();
+            Supplier<MarkedBatch> attempt = () -> {
+                attempts.incrementAndGet();
+                return streams.receiveMarked(queue, "c", null, 10);
+            };
+
+            long started = System.nanoTime();
+            StreamBatch quiet = longPoll.receive(target, Duration.ofMillis(1500), attempt).get(10, TimeUnit.SECONDS);
+            assertThat(quiet.isEmpty()).isTrue();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isBetween(1450L, 6000L);
+            assertThat(attempts.get()).isZero();
+            assertThat(probes.marks()).isZero();
+
+            CompletableFuture<StreamBatch> waiting = longPoll.receive(target, Duration.ofSeconds(20), attempt);
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (checks.idle() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(200);
+            assertThat(waiting).isNotDone();
+            long appended = System.nanoTime();
+            streams.append(queue, NewStreamMessage.of("t", "{}"));
+            assertThat(waiting.get(5, TimeUnit.SECONDS).messages()).hasSize(1);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - appended)).isLessThan(2000);
+            assertThat(attempts.get()).isEqualTo(1);
+            assertThat(probes.marks()).isZero();
+
+            // once the queue has been received from, a long-poll receives at once instead of checking first
+            int checked = checks.targets();
+            StreamBatch again = longPoll.receive(target, Duration.ofMillis(300), attempt).get(10, TimeUnit.SECONDS);
+            assertThat(again.isEmpty()).isFalse();
+            assertThat(attempts.get()).isEqualTo(2);
+            assertThat(checks.targets()).isEqualTo(checked);
+        }
+    }
+
+    @Test
+    void aCheckThatFindsSomethingToReceiveLeadsToAReceive() throws Exception {
+        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
+        String queue = "lp-check-busy";
+        streams.subscribe(queue, "c", null);
+        streams.append(queue, NewStreamMessage.of("t", "{}"));
+        Checks checks = new Checks(streams::idle);
+        try (NotificationHub hub = new NotificationHub(dataSource);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, marks -> Set.copyOf(marks), checks, 2)) {
+            AtomicInteger attempts = new AtomicInteger();
+            long started = System.nanoTime();
+            StreamBatch batch = longPoll.receive(new ReceiveTarget(QueueName.of(queue), "c", null),
+                    Duration.ofSeconds(20), () -> {
+                        attempts.incrementAndGet();
+                        return streams.receiveMarked(queue, "c", null, 10);
+                    }).get(10, TimeUnit.SECONDS);
+            assertThat(batch.messages()).hasSize(1);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5000);
+            assertThat(checks.targets()).isEqualTo(1);
+            assertThat(checks.idle()).isZero();
+            assertThat(attempts.get()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void waitersArrivingWhileACheckRunsAreCheckedTogether() throws Exception {
+        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
+        int queues = 20;
+        for (int i = 0; i < queues; i++) {
+            streams.subscribe("lp-together-" + i, "c", null);
+        }
+        CountDownLatch allArrived = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        Checks checks = new Checks(targets -> {
+            if (calls.incrementAndGet() == 1) {
+                try {
+                    allArrived.await(10, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return streams.idle(targets);
+        });
+        // two workers: one checker at a time, the other worker stays free for wake-ups
+        try (NotificationHub hub = new NotificationHub(dataSource);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince, checks, 2)) {
+            AtomicInteger attempts = new AtomicInteger();
+            List<CompletableFuture<StreamBatch>> waiting = new ArrayList<>();
+            for (int i = 0; i < queues; i++) {
+                String queue = "lp-together-" + i;
+                waiting.add(longPoll.receive(new ReceiveTarget(QueueName.of(queue), "c", null),
+                        Duration.ofMillis(1500), () -> {
+                            attempts.incrementAndGet();
+                            return streams.receiveMarked(queue, "c", null, 10);
+                        }));
+            }
+            allArrived.countDown();
+            for (CompletableFuture<StreamBatch> future : waiting) {
+                assertThat(future.get(15, TimeUnit.SECONDS).isEmpty()).isTrue();
+            }
+            // the first check took what had arrived when it started, the second all the rest
+            assertThat(calls.get()).isBetween(1, 2);
+            assertThat(checks.targets()).isEqualTo(queues);
+            assertThat(checks.idle()).isEqualTo(queues);
+            assertThat(attempts.get()).isZero();
+        }
+    }
+
     private static MarkedBatch marked(StreamBatch batch) {
         return new MarkedBatch(batch, new AppendMark(QueueName.of("lp"), "1:1:"));
     }
@@ -303,6 +460,33 @@ class StreamLongPollTests {
 
         int marks() {
             return marks.get();
+        }
+    }
+
+    private static final class Checks implements StreamLongPoll.IdleProbe {
+
+        private final StreamLongPoll.IdleProbe answer;
+        private final AtomicInteger targets = new AtomicInteger();
+        private final AtomicInteger idle = new AtomicInteger();
+
+        Checks(StreamLongPoll.IdleProbe answer) {
+            this.answer = answer;
+        }
+
+        @Override
+        public Map<ReceiveTarget, MarkedBatch> idle(Collection<ReceiveTarget> checked) {
+            targets.addAndGet(checked.size());
+            Map<ReceiveTarget, MarkedBatch> result = answer.idle(checked);
+            idle.addAndGet(result.size());
+            return result;
+        }
+
+        int targets() {
+            return targets.get();
+        }
+
+        int idle() {
+            return idle.get();
         }
     }
 

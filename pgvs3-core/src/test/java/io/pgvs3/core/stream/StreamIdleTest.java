@@ -1,0 +1,116 @@
+package io.pgvs3.core.stream;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.pgvs3.core.catalog.QueueName;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The idle check long-polls start with: a target it reports idle has nothing to receive (a receive right after
+ * answers the same empty batch), and its mark catches every append that commits afterwards; any state in which a
+ * receive could hand something out is left to a receive.
+ */
+class StreamIdleTest extends StreamTestSupport {
+
+    @Test
+    void aCaughtUpConsumerIsIdleUntilAnAppendCommitsAndThenOnlyAReceiveAnswersForIt() {
+        streams.subscribe("idle-a", "c", null);
+        ReceiveTarget target = new ReceiveTarget(QueueName.of("idle-a"), "c", null);
+
+        MarkedBatch idle = idleOne(target);
+        assertThat(idle).isNotNull();
+        assertThat(idle.batch().isEmpty()).isTrue();
+        assertThat(idle.mark().queue()).isEqualTo(QueueName.of("idle-a"));
+        StreamBatch received = streams.receive("idle-a", "c", null, 10);
+        assertThat(received.isEmpty()).isTrue();
+        assertThat(idle.batch().startTick()).isEqualTo(received.startTick());
+        assertThat(idle.batch().endTick()).isEqualTo(received.endTick());
+        assertThat(streams.appendedSince(List.of(idle.mark()))).isEmpty();
+
+        append("idle-a", "t", "{}");
+        // the mark taken before the append sees it; the queue is no longer idle
+        assertThat(streams.appendedSince(List.of(idle.mark()))).containsExactly(idle.mark());
+        assertThat(idleOne(target)).isNull();
+
+        // the batch handed out is outstanding until acked: a receive would hand it out again
+        StreamBatch batch = streams.receive("idle-a", "c", null, 10);
+        assertThat(batch.messages()).hasSize(1);
+        assertThat(idleOne(target)).isNull();
+        assertThat(streams.ack("idle-a", batch.batchId())).isTrue();
+
+        MarkedBatch afterAck = idleOne(target);
+        assertThat(afterAck).isNotNull();
+        assertThat(streams.receive("idle-a", "c", null, 10).isEmpty()).isTrue();
+    }
+
+    @Test
+    void aRangeDeliveredInPartsIsNotIdleUntilItsLastPartIsAcked() {
+        streams.subscribe("idle-range", "c", null);
+        appendMany("idle-range", 3);
+        ReceiveTarget target = new ReceiveTarget(QueueName.of("idle-range"), "c", null);
+        for (int i = 0; i < 3; i++) {
+            assertThat(idleOne(target)).isNull();
+            StreamBatch part = streams.receive("idle-range", "c", null, 1);
+            assertThat(part.messages()).hasSize(1);
+            streams.ack("idle-range", part.batchId());
+        }
+        // the cursor may still stand inside the range: then a receive moves it, and the check after finds it idle
+        if (idleOne(target) == null) {
+            assertThat(streams.receive("idle-range", "c", null, 1).isEmpty()).isTrue();
+        }
+        assertThat(idleOne(target)).isNotNull();
+    }
+
+    @Test
+    void anAppendInProgressDuringTheCheckIsCaughtByTheMarkOnceItCommits() throws Exception {
+        streams.subscribe("idle-open", "c", null);
+        ReceiveTarget target = new ReceiveTarget(QueueName.of("idle-open"), "c", null);
+        try (Connection open = dataSource.getConnection()) {
+            open.setAutoCommit(false);
+            try (Statement statement = open.createStatement()) {
+                statement.execute("SELECT * FROM \"s3q_idle-open\".stream_append(ARRAY['id-1'], ARRAY['t'], "
+                        + "ARRAY['{}'], NULL, false)");
+            }
+            MarkedBatch idle = idleOne(target);
+            assertThat(idle).isNotNull();
+            assertThat(streams.appendedSince(List.of(idle.mark()))).isEmpty();
+            open.commit();
+            assertThat(streams.appendedSince(List.of(idle.mark()))).containsExactly(idle.mark());
+        }
+        assertThat(streams.receive("idle-open", "c", null, 10).messages()).hasSize(1);
+    }
+
+    @Test
+    void unknownConsumersAndMissingQueuesAreLeftToTheReceiveAndManyQueuesAreCheckedTogether() {
+        List<ReceiveTarget> targets = new ArrayList<>();
+        for (int i = 0; i < StreamStore.PROBE_CHUNK + 20; i++) {
+            String queue = "idle-many-" + i;
+            streams.subscribe(queue, "c", null);
+            targets.add(new ReceiveTarget(QueueName.of(queue), "c", i % 2 == 0 ? null : "m"));
+        }
+        append("idle-many-3", "t", "{}");
+        append("idle-many-" + (StreamStore.PROBE_CHUNK + 5), "t", "{}");
+        ReceiveTarget stranger = new ReceiveTarget(QueueName.of("idle-many-1"), "nobody", null);
+        List<ReceiveTarget> asked = new ArrayList<>(targets);
+        asked.add(stranger);
+        Map<ReceiveTarget, MarkedBatch> idle = streams.idle(asked);
+        assertThat(idle).hasSize(targets.size() - 2);
+        assertThat(idle).doesNotContainKeys(targets.get(3), targets.get(StreamStore.PROBE_CHUNK + 5), stranger);
+
+        catalog.drop(QueueName.of("idle-many-7"));
+        // the chunk holding the dropped queue is left to the receives, the other chunk is still checked
+        Map<ReceiveTarget, MarkedBatch> afterDrop = streams.idle(targets);
+        assertThat(afterDrop).doesNotContainKey(targets.get(7));
+        assertThat(afterDrop).containsKey(targets.get(StreamStore.PROBE_CHUNK + 1));
+    }
+
+    private static MarkedBatch idleOne(ReceiveTarget target) {
+        return streams.idle(List.of(target)).get(target);
+    }
+}
