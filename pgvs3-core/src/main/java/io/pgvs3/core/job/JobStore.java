@@ -621,7 +621,7 @@ public class JobStore {
         long eventBatch = settings.maintenanceBatch() * 10L;
         handled += jdbc.update("DELETE FROM s3p.job_events WHERE id IN (SELECT e.id FROM s3p.job_events e"
                 + " WHERE e.id < coalesce((SELECT h.id FROM (SELECT id, occurred_at FROM s3p.job_events ORDER BY id"
-                + " LIMIT ?) h WHERE h.occurred_at >= now() - make_interval(secs => ? / 1000.0) LIMIT 1),"
+                + " LIMIT ?) h WHERE h.occurred_at >= now() - make_interval(secs => ? / 1000.0) ORDER BY h.id LIMIT 1),"
                 + " 9223372036854775807) ORDER BY e.id LIMIT ?)",
                 eventBatch, settings.eventRetention().toMillis(), eventBatch);
         handled += jdbc.update("DELETE FROM s3p.workflows WHERE id IN (SELECT id FROM s3p.workflows"

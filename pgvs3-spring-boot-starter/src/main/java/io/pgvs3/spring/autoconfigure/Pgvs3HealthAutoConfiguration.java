@@ -27,7 +27,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.type.AnnotatedTypeMetadata;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The {@code pgvs3} Actuator health indicator ({@code management.health.pgvs3.enabled=false} turns it off).
@@ -42,8 +41,8 @@ public class Pgvs3HealthAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public QueueStatsSampler pgvs3QueueStatsSampler(DataSource dataSource, QueueCatalog catalog,
-            Pgvs3JsonMapper json, Pgvs3Properties properties) {
-        return new QueueStatsSampler(new JdbcTemplate(dataSource), catalog, json.mapper(),
+            ObjectProvider<ClusterRouter> router, Pgvs3JsonMapper json, Pgvs3Properties properties) {
+        return QueueStatsSampler.of(router.getIfAvailable(), dataSource, catalog, json.mapper(),
                 properties.getMetrics().getSampleInterval());
     }
 

@@ -4,14 +4,15 @@ import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.cluster.ClusterRouter;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Micrometer meters under {@code pgvs3.*}, when a {@link MeterRegistry} exists and {@code pgvs3.metrics.enabled} is
@@ -29,8 +30,8 @@ public class Pgvs3MetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public QueueStatsSampler pgvs3QueueStatsSampler(DataSource dataSource, QueueCatalog catalog,
-            Pgvs3JsonMapper json, Pgvs3Properties properties) {
-        return new QueueStatsSampler(new JdbcTemplate(dataSource), catalog, json.mapper(),
+            ObjectProvider<ClusterRouter> router, Pgvs3JsonMapper json, Pgvs3Properties properties) {
+        return QueueStatsSampler.of(router.getIfAvailable(), dataSource, catalog, json.mapper(),
                 properties.getMetrics().getSampleInterval());
     }
 

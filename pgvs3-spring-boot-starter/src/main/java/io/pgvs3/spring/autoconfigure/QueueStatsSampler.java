@@ -11,8 +11,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import javax.sql.DataSource;
+
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.sql.Identifiers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,8 +36,7 @@ public class QueueStatsSampler implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(QueueStatsSampler.class);
 
-    private final JdbcTemplate jdbc;
-    private final QueueCatalog catalog;
+    private final List<Source> sources;
     private final JsonMapper mapper;
     private final Duration interval;
     private final List<Consumer<Snapshot>> listeners = new CopyOnWriteArrayList<>();
@@ -42,10 +44,29 @@ public class QueueStatsSampler implements SmartLifecycle {
     private ScheduledExecutorService executor;
 
     public QueueStatsSampler(JdbcTemplate jdbc, QueueCatalog catalog, JsonMapper mapper, Duration interval) {
-        this.jdbc = jdbc;
-        this.catalog = catalog;
+        this(List.of(new Source(jdbc, catalog)), mapper, interval);
+    }
+
+    /**
+     * Samples the queues of several databases (one per cluster) into one snapshot; a queue name is held by one
+     * cluster only.
+     */
+    public QueueStatsSampler(List<Source> sources, JsonMapper mapper, Duration interval) {
+        this.sources = List.copyOf(sources);
         this.mapper = mapper;
         this.interval = interval;
+    }
+
+    /**
+     * The sampler of every cluster's queues, or of the application's database alone when there is no router.
+     */
+    public static QueueStatsSampler of(ClusterRouter router, DataSource dataSource, QueueCatalog catalog,
+            JsonMapper mapper, Duration interval) {
+        List<Source> sources = router == null ? List.of(new Source(new JdbcTemplate(dataSource), catalog))
+                : router.clusters().stream()
+                        .map(cluster -> new Source(new JdbcTemplate(cluster.dataSource()), cluster.catalog()))
+                        .toList();
+        return new QueueStatsSampler(sources, mapper, interval);
     }
 
     /** The latest sample; empty (sampledAt null) before the first one. */
@@ -62,15 +83,17 @@ public class QueueStatsSampler implements SmartLifecycle {
     public Snapshot sample() {
         Map<String, Map<String, ConsumerLag>> lags = new LinkedHashMap<>();
         Map<String, Map<String, Long>> depths = new LinkedHashMap<>();
-        for (String queue : catalog.names()) {
-            String schema = Identifiers.quote(QueueName.of(queue).schema());
-            try {
-                lags.put(queue, consumers(schema));
-                depths.put(queue, jobDepth(schema));
-            }
-            catch (DataAccessException ex) {
-                if (!QueueCatalog.isMissingNamespace(ex)) {
-                    throw ex;
+        for (Source source : sources) {
+            for (String queue : source.catalog().names()) {
+                String schema = Identifiers.quote(QueueName.of(queue).schema());
+                try {
+                    lags.put(queue, consumers(source.jdbc(), schema));
+                    depths.put(queue, jobDepth(source.jdbc(), schema));
+                }
+                catch (DataAccessException ex) {
+                    if (!QueueCatalog.isMissingNamespace(ex)) {
+                        throw ex;
+                    }
                 }
             }
         }
@@ -80,7 +103,7 @@ public class QueueStatsSampler implements SmartLifecycle {
         return taken;
     }
 
-    private Map<String, ConsumerLag> consumers(String schema) {
+    private Map<String, ConsumerLag> consumers(JdbcTemplate jdbc, String schema) {
         String json = jdbc.queryForObject("SELECT " + schema + ".stream_consumers()::text", String.class);
         Map<String, ConsumerLag> lags = new LinkedHashMap<>();
         if (json == null) {
@@ -94,7 +117,7 @@ public class QueueStatsSampler implements SmartLifecycle {
         return lags;
     }
 
-    private Map<String, Long> jobDepth(String schema) {
+    private Map<String, Long> jobDepth(JdbcTemplate jdbc, String schema) {
         String jobs = schema + ".jobs";
         Map<String, Long> depth = new LinkedHashMap<>();
         jdbc.query("SELECT (SELECT count(*) FROM " + jobs + " WHERE state = 'available'),"
@@ -142,6 +165,15 @@ public class QueueStatsSampler implements SmartLifecycle {
     @Override
     public synchronized boolean isRunning() {
         return executor != null;
+    }
+
+    /**
+     * One database to sample: its connections and its catalog of queues.
+     *
+     * @param jdbc    statements on that database
+     * @param catalog the queues it holds
+     */
+    public record Source(JdbcTemplate jdbc, QueueCatalog catalog) {
     }
 
     /**

@@ -23,6 +23,7 @@ import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
 import io.pgvs3.spring.autoconfigure.ClusterConfigurationException;
 import io.pgvs3.spring.autoconfigure.ClusterMaintenance;
+import io.pgvs3.spring.autoconfigure.QueueStatsSampler;
 import io.pgvs3.spring.core.JobOptions;
 import io.pgvs3.spring.core.JobTemplate;
 import io.pgvs3.spring.core.StreamTemplate;
@@ -238,6 +239,16 @@ class ClusterRoutingTests {
         // would have ended it
         assertThat(Duration.ofNanos(System.nanoTime() - appended)).isLessThan(Duration.ofSeconds(3));
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(4_500));
+    }
+
+    @Test
+    void theSampledJobDepthCoversQueuesOfBothClusters() {
+        enqueue("plain-sampled", "w");
+        enqueue("orders-sampled", "w");
+        enqueue("orders-sampled", "w");
+        QueueStatsSampler.Snapshot sample = context.getBean(QueueStatsSampler.class).sample();
+        assertThat(sample.jobDepth().get("plain-sampled")).containsEntry("available", 1L);
+        assertThat(sample.jobDepth().get("orders-sampled")).containsEntry("available", 2L);
     }
 
     @Test
