@@ -13,6 +13,7 @@ import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobStore;
+import io.pgvs3.core.job.NewJob;
 
 /**
  * Resolves a queue to the cluster that holds it: an exact queue name first, then the patterns in the order they were
@@ -159,20 +160,21 @@ public final class ClusterRouter {
         return first == null ? defaultCluster : first;
     }
 
+    /** The one cluster holding the queues of an atomic batch enqueue: 400 when they are spread over several. */
+    public Cluster forBatch(List<NewJob> jobs) {
+        return forAll(jobs.stream().map(job -> job.queue().value()).toList(), "a batch");
+    }
+
     /**
      * The cluster whose job locator holds the job, asking the default cluster first; the default cluster when none
      * does (its store then answers that the job does not exist). With one cluster this asks nothing.
      */
     public Cluster forJob(String jobId) {
-        if (single) {
+        if (single || defaultCluster.holdsJob(jobId)) {
             return defaultCluster;
         }
-        for (Cluster cluster : clusters) {
-            if (cluster.holdsJob(jobId)) {
-                return cluster;
-            }
-        }
-        return defaultCluster;
+        Cluster holder = otherHolder(jobId);
+        return holder == null ? defaultCluster : holder;
     }
 
     /**

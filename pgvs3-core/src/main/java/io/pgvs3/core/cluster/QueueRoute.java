@@ -2,6 +2,8 @@ package io.pgvs3.core.cluster;
 
 import io.pgvs3.core.catalog.QueueName;
 
+import org.springframework.util.PatternMatchUtils;
+
 /**
  * Routes one queue name, or every name matching a simple pattern, to a cluster. A pattern is a queue name in which
  * {@code *} stands for any run of characters (possibly empty), such as {@code orders-*} or {@code *.audit}.
@@ -30,33 +32,6 @@ public record QueueRoute(String pattern, String cluster) {
     }
 
     public boolean matches(String queue) {
-        return isExact() ? pattern.equals(queue) : glob(pattern, 0, queue, 0);
-    }
-
-    private static boolean glob(String pattern, int p, String text, int t) {
-        while (p < pattern.length()) {
-            char c = pattern.charAt(p);
-            if (c == '*') {
-                // collapse runs of '*', then try every suffix of the text
-                while (p < pattern.length() && pattern.charAt(p) == '*') {
-                    p++;
-                }
-                if (p == pattern.length()) {
-                    return true;
-                }
-                for (int from = t; from <= text.length(); from++) {
-                    if (glob(pattern, p, text, from)) {
-                        return true;
-                    }
-                }
-                return false;
-            }
-            if (t >= text.length() || text.charAt(t) != c) {
-                return false;
-            }
-            p++;
-            t++;
-        }
-        return t == text.length();
+        return isExact() ? pattern.equals(queue) : PatternMatchUtils.simpleMatch(pattern, queue);
     }
 }

@@ -35,28 +35,30 @@ class Pgvs3StreamsWebConfiguration {
     @ConditionalOnMissingBean
     StreamLongPoll pgvs3StreamLongPoll(NotificationHub hub, StreamStore streams, QueueCatalog catalog,
             DataSource dataSource, Pgvs3Properties properties) {
-        int threads = properties.getStreams().getLongPollThreads();
-        StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince, streams::idle,
-                threads > 0 ? threads : longPollThreads(dataSource));
-        catalog.onDrop(longPoll::forget);
-        return longPoll;
+        return longPoll(hub, streams, catalog, dataSource, properties);
     }
 
     /** The default cluster's long-poll and one per other cluster, each waiting on its cluster's notifications. */
     @Bean
     ClusterLongPolls pgvs3ClusterLongPolls(StreamLongPoll longPoll, ClusterRouter router, Pgvs3Properties properties) {
-        int threads = properties.getStreams().getLongPollThreads();
         Map<String, StreamLongPoll> others = new LinkedHashMap<>();
         for (Cluster cluster : router.clusters()) {
             if (!cluster.isDefault()) {
-                StreamLongPoll clusterLongPoll = new StreamLongPoll(cluster.notifications(),
-                        cluster.streams()::appendedSince, cluster.streams()::idle,
-                        threads > 0 ? threads : longPollThreads(cluster.dataSource()));
-                cluster.catalog().onDrop(clusterLongPoll::forget);
-                others.put(cluster.name(), clusterLongPoll);
+                others.put(cluster.name(), longPoll(cluster.notifications(), cluster.streams(), cluster.catalog(),
+                        cluster.dataSource(), properties));
             }
         }
         return new ClusterLongPolls(longPoll, others);
+    }
+
+    /** A long-poll on one database's notifications, forgetting a queue's waiters when the queue is dropped. */
+    private static StreamLongPoll longPoll(NotificationHub hub, StreamStore streams, QueueCatalog catalog,
+            DataSource dataSource, Pgvs3Properties properties) {
+        int threads = properties.getStreams().getLongPollThreads();
+        StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince, streams::idle,
+                threads > 0 ? threads : longPollThreads(dataSource));
+        catalog.onDrop(longPoll::forget);
+        return longPoll;
     }
 
     /**

@@ -51,7 +51,7 @@ public class JobTemplate {
     /** A template enqueueing each job on its queue's cluster and finding jobs by id on theirs. */
     public JobTemplate(ClusterRouter router, JsonMapper mapper, Pgvs3Metrics metrics) {
         this.byQueue = queue -> router.forQueue(queue).jobs();
-        this.byBatch = jobs -> router.forAll(jobs.stream().map(job -> job.queue().value()).toList(), "a batch").jobs();
+        this.byBatch = jobs -> router.forBatch(jobs).jobs();
         this.finder = router::findJob;
         this.byJobId = router::withJob;
         this.mapper = mapper;

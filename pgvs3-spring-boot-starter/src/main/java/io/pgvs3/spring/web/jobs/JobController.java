@@ -82,7 +82,7 @@ public class JobController {
                 throw new Pgvs3Exception(ex.code(), "jobs[" + i + "]: " + ex.getMessage(), details);
             }
         }
-        List<Job> created = router.forAll(parsed.stream().map(job -> job.queue().value()).toList(), "a batch")
+        List<Job> created = router.forBatch(parsed)
                 .jobs().enqueueBatch(parsed);
         created.forEach(job -> metrics.enqueued(job.queue(), 1));
         return ResponseEntity.status(HttpStatus.CREATED)
