@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.List;
 
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * A root JVM runs PostgreSQL as an unprivileged OS user, with no more capability than reaching its directories.
  */
+@Tag("slow")
 class EmbeddedPostgresAsRootTest {
 
     private static final long CAP_DAC_OVERRIDE = 1L << 1;

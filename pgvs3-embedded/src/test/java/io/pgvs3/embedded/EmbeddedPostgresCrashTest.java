@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The embedded PostgreSQL after its JVM was killed with {@code kill -9} ({@link Process#destroyForcibly()} sends
  * SIGKILL): the JVM runs in a child process ({@link EmbeddedPostgresChild}), the next start runs in this one.
  */
+@Tag("slow")
 class EmbeddedPostgresCrashTest {
 
     private static final Duration CHILD_READY = Duration.ofMinutes(3);

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.pgvs3.test.OjsClient;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code kill -9} together with everything it spawned, so that its PostgreSQL is left running as an orphan: the next
  * server on the same data directory stops that orphan, starts, and still has the data.
  */
+@Tag("slow")
 class EmbeddedServerKillTest {
 
     private static final Duration STARTUP = Duration.ofMinutes(4);

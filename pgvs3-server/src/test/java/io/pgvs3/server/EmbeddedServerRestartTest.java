@@ -3,6 +3,7 @@ package io.pgvs3.server;
 import java.nio.file.Path;
 
 import io.pgvs3.test.OjsClient;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The server with no datasource configured runs its embedded PostgreSQL on the data directory, and a restart finds
  * the queues created before it.
  */
+@Tag("slow")
 class EmbeddedServerRestartTest {
 
     @TempDir

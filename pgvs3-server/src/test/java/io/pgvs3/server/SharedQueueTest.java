@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.pgvs3.test.OjsClient.Response;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * One queue used by both views at once: job workers and stream consumers work the same namespace concurrently over
  * HTTP, the catalog lists it once, everything of it lives in its own schema, and one DELETE removes both views.
  */
+@Tag("slow")
 class SharedQueueTest extends ServerTestSupport {
 
     private static final String QUEUE = "shared";

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Runs the example application of the README, on its own embedded PostgreSQL.
  */
+@Tag("slow")
 class ShopApplicationTests {
 
     @Test

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 
 import io.pgvs3.core.catalog.QueueName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The marks long-polls wait from: a receive's mark tells, without receiving again, whether anything it may have
  * missed has committed since, for many queues in one call.
  */
+@Tag("slow")
 class StreamAppendedSinceTest extends StreamTestSupport {
 
     @Test

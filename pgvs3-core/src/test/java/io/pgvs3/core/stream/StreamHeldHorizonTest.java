@@ -10,6 +10,7 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.catalog.QueueCatalog;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * The workload runs on one connection, so the statistics it reports are flushed on demand before they are read.
  */
+@Tag("slow")
 class StreamHeldHorizonTest extends StreamTestSupport {
 
     private static final String QUEUE = "horizon";

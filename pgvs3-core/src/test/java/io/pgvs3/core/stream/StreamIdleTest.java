@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.core.catalog.QueueName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answers the same empty batch), and its mark catches every append that commits afterwards; any state in which a
  * receive could hand something out is left to a receive.
  */
+@Tag("slow")
 class StreamIdleTest extends StreamTestSupport {
 
     @Test

@@ -12,6 +12,7 @@ import io.pgvs3.server.hostile.FuzzCorpus.Route;
 import io.pgvs3.server.hostile.RawHttp.Reply;
 import io.pgvs3.spring.web.security.TokenHashes;
 import io.pgvs3.test.OjsClient;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * requests carry an admin token, so that creating a catalog token does not close the server to the rest; and every
  * route the controllers map is in the corpus (or is listed with the reason it is not).
  */
+@Tag("slow")
 @TestPropertySource(properties = { "pgvs3.maintenance.enabled=false", "pgvs3.security.tokens[0].name=fuzz",
         "pgvs3.security.tokens[0].scopes=admin", "pgvs3.security.tokens[0].hash=sha256:" + RouteFuzzTest.TOKEN_HASH })
 class RouteFuzzTest extends ServerTestSupport {

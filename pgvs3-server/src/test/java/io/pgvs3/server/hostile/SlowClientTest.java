@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.test.OjsClient.Response;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * once no byte came for the connection timeout; a body trickled byte by byte is cut off with 408 at the body read
  * timeout. Nothing is written for any of them.
  */
+@Tag("slow")
 @TestPropertySource(properties = { "server.tomcat.connection-timeout=6s", "pgvs3.http.body-read-timeout=10s" })
 class SlowClientTest extends ServerTestSupport {
 

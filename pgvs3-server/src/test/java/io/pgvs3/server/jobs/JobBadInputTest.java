@@ -7,6 +7,7 @@ import java.util.Map;
 import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.test.OjsClient.Response;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * UUIDs, oversized batches. Each is a 4xx with the OJS error body, never a 500, and none leaves a job behind that a
  * later claim, nack or maintenance pass would trip over.
  */
+@Tag("slow")
 class JobBadInputTest extends ServerTestSupport {
 
     private static final String HUGE = "9223372036854775807";

@@ -12,6 +12,7 @@ import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.OjsClient.Response;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * fields that SDK reads. {@code {{name}}} in a body stands for a value known only at run time (a job id, the test's
  * own queue or cron name).
  */
+@Tag("slow")
 class SdkWireCompatibilityTest extends ServerTestSupport {
 
     private static final AtomicInteger RUNS = new AtomicInteger();

@@ -10,6 +10,7 @@ import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.spring.web.security.TokenHashes;
 import io.pgvs3.test.OjsClient.Response;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Value;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * degraded at once (the token check does not wait for the catalog on the open routes), other routes are closed
  * (the catalog cannot say that no token exists), and a presented token is answered 503 rather than held.
  */
+@Tag("slow")
 @DirtiesContext
 @TestPropertySource(properties = "spring.datasource.hikari.connection-timeout=5000")
 class OpenRoutesWhenDatabaseIsDownTest extends ServerTestSupport {

@@ -15,6 +15,7 @@ import io.pgvs3.server.Pgvs3ServerApplication;
 import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The server's safe defaults, seen from outside: it listens on 127.0.0.1 only unless told otherwise, and refuses to
  * start on another address without a token.
  */
+@Tag("slow")
 class StartupSafetyTest {
 
     @TempDir

@@ -11,6 +11,7 @@ import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.OjsClient.Response;
 import io.pgvs3.test.SlowHttp;
 import io.pgvs3.test.SlowHttp.Reply;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * outside the token's queue patterns, and nothing written by a refused request; the same when the body arrives after
  * the headers.
  */
+@Tag("slow")
 class TokenAuthenticationTest extends ServerTestSupport {
 
     static final String ADMIN = TokenHashes.newToken();

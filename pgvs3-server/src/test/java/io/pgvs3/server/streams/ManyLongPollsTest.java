@@ -20,6 +20,7 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.server.ServerTestSupport;
 import io.pgvs3.test.OjsClient;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * all of them, and the request threads (fewer than the waiting receives) stay free for other requests.
  * {@code -Dpgvs3.test.long-polls=500} runs it with more queues (creating them takes most of the time).
  */
+@Tag("slow")
 @TestPropertySource(properties = { "server.tomcat.threads.max=32", "pgvs3.streams.max-wait=30s" })
 class ManyLongPollsTest extends ServerTestSupport {
 

@@ -9,6 +9,7 @@ import io.pgvs3.spring.web.security.TokenHashes;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,6 +23,7 @@ import org.springframework.security.web.SecurityFilterChain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("slow")
 class Pgvs3SecurityAutoConfigurationTests {
 
     private static HikariDataSource dataSource;

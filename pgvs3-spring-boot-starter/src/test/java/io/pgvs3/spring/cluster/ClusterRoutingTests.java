@@ -32,6 +32,7 @@ import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -55,6 +56,7 @@ import static org.awaitility.Awaitility.await;
  * embedded server as cluster {@code second}, holding the queues {@code orders-*} and {@code audit}. Every check of
  * where something lives reads the two servers directly.
  */
+@Tag("slow")
 class ClusterRoutingTests {
 
     private static Path secondDirectory;

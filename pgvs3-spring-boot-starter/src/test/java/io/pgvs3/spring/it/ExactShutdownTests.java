@@ -22,6 +22,7 @@ import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.StreamMessage;
 import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -37,6 +38,7 @@ import static org.awaitility.Awaitility.await;
  * or nacked; the batch in flight is delivered again after a restart, and only its messages can be seen twice.
  * Idle containers stop at once.
  */
+@Tag("slow")
 class ExactShutdownTests {
 
     private static final List<Call> calls = new CopyOnWriteArrayList<>();

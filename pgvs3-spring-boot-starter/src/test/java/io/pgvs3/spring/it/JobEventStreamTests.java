@@ -20,6 +20,7 @@ import io.pgvs3.spring.listener.StreamMessage;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -36,6 +37,7 @@ import static org.awaitility.Awaitility.await;
  * {@code @JobHandler} that drains 10,000 jobs (every tenth fails once and is retried), and a {@code @StreamListener}
  * on the events stream that must see every transition exactly once and, per job, in commit order.
  */
+@Tag("slow")
 class JobEventStreamTests {
 
     private static final int JOBS = 10_000;

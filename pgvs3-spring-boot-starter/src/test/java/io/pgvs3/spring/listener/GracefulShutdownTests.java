@@ -21,6 +21,7 @@ import io.pgvs3.spring.core.StreamTemplate;
 import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -35,6 +36,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Stopping an application in the middle of work loses nothing and leaves no job waiting for its lease to expire.
  */
+@Tag("slow")
 class GracefulShutdownTests {
 
     private static final Set<String> completedJobs = ConcurrentHashMap.newKeySet();

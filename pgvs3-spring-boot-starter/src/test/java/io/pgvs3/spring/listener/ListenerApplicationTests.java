@@ -28,6 +28,7 @@ import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;
@@ -49,6 +50,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * A whole Spring application with annotated listeners and handlers, on a real PostgreSQL.
  */
+@Tag("slow")
 class ListenerApplicationTests {
 
     private static TestDatabase database;

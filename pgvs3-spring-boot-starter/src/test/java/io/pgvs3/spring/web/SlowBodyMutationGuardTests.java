@@ -7,6 +7,7 @@ import io.pgvs3.test.SlowHttp;
 import io.pgvs3.test.SlowHttp.Reply;
 import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * arrives after its headers is refused by the mutation guard like a small one, and changes nothing; a JSON body sent
  * the same way is served.
  */
+@Tag("slow")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         classes = SlowBodyMutationGuardTests.App.class,
         properties = { "pgvs3.http.enabled=true", "spring.main.banner-mode=off" })
