@@ -9,6 +9,7 @@ import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.cluster.ConfiguredClusters;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

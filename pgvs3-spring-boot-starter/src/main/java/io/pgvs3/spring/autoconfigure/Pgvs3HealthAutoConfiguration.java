@@ -7,8 +7,13 @@ import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.spring.health.Pgvs3HealthIndicator;
+import io.pgvs3.spring.health.Pgvs3ListenersHealthIndicator;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
-import io.pgvs3.spring.listener.Pgvs3ListenersHealthIndicator;
+import io.pgvs3.spring.maintenance.ClusterMaintenance;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

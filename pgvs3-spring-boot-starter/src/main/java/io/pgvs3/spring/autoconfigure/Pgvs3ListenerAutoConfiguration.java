@@ -10,7 +10,6 @@ import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.annotation.Pgvs3ListenerAnnotationBeanPostProcessor;
-import io.pgvs3.spring.core.Pgvs3Metrics;
 import io.pgvs3.spring.listener.DefaultListenerErrorHandler;
 import io.pgvs3.spring.listener.JobContainerSettings;
 import io.pgvs3.spring.listener.JsonStreamMessageConverter;
@@ -19,6 +18,8 @@ import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.PollingSettings;
 import io.pgvs3.spring.listener.StreamMessageConverter;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;

@@ -12,7 +12,9 @@ import io.pgvs3.core.job.JobMaintenanceTask;
 import io.pgvs3.core.maintenance.MaintenancePass;
 import io.pgvs3.core.maintenance.MaintenanceTask;
 import io.pgvs3.core.stream.StreamMaintenanceTask;
-import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.maintenance.ClusterMaintenance;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -5,6 +5,9 @@ import javax.sql.DataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.spring.metrics.MicrometerPgvs3Metrics;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

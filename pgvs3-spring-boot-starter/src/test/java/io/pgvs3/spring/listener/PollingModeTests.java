@@ -8,9 +8,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.Test;
 

@@ -1,10 +1,11 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.cluster;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.core.cluster.QueueRoute;
+import io.pgvs3.spring.autoconfigure.Pgvs3Properties;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.metrics;
 
 import java.time.Duration;
 import java.time.Instant;

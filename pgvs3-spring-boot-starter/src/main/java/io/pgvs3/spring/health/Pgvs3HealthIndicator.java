@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.health;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,6 +18,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import javax.sql.DataSource;
+
+import io.pgvs3.spring.autoconfigure.Pgvs3Properties;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

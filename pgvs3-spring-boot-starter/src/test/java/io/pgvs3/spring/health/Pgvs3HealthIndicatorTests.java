@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.health;
 
 import java.sql.Connection;
 import java.sql.Statement;
@@ -8,6 +8,8 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.spring.autoconfigure.Pgvs3Properties;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
