@@ -15,6 +15,7 @@ import io.pgvs3.core.job.JobStoreSettings;
 import io.pgvs3.core.job.WorkflowStore;
 import io.pgvs3.spring.web.jobs.JobRequests;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -28,13 +29,24 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @Configuration(proxyBeanMethods = false)
 class Pgvs3JobsConfiguration {
 
+    /** {@code pgvs3.jobs.*}, adjusted by the {@link JobStoreSettingsCustomizer} beans. */
     @Bean
     @ConditionalOnMissingBean
-    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, Pgvs3Properties properties) {
+    JobStoreSettings pgvs3JobStoreSettings(Pgvs3Properties properties,
+            ObjectProvider<JobStoreSettingsCustomizer> customizers) {
         Pgvs3Properties.Jobs jobs = properties.getJobs();
         JobStoreSettings settings = new JobStoreSettings(jobs.getDefaultVisibilityTimeout(), jobs.getRetention(),
                 jobs.getDeadLetterRetention(), jobs.getEventRetention(), jobs.getMaxAckBatch(), jobs.getAckFlushers(),
                 jobs.getMaintenanceBatch());
+        for (JobStoreSettingsCustomizer customizer : customizers.orderedStream().toList()) {
+            settings = customizer.customize(settings);
+        }
+        return settings;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, JobStoreSettings settings) {
         return new JobStore(new JdbcTemplate(dataSource), catalog, settings);
     }
 
@@ -43,6 +55,7 @@ class Pgvs3JobsConfiguration {
      * {@code @StreamListener} of the stream subscribes before the first event it should see.
      */
     @Bean
+    @ConditionalOnMissingBean(name = "pgvs3JobEventStreamsOptIn")
     SmartInitializingSingleton pgvs3JobEventStreamsOptIn(ClusterRouter router, Pgvs3Properties properties) {
         return () -> properties.getJobs().getEventStreams().forEach((queue, stream) -> {
             Cluster cluster = router.forQueue(queue);
@@ -52,6 +65,7 @@ class Pgvs3JobsConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean
     JobMaintenanceTask pgvs3JobMaintenanceTask(JobStore store) {
         return new JobMaintenanceTask(store);
     }
@@ -69,6 +83,7 @@ class Pgvs3JobsConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean
     CronMaintenanceTask pgvs3CronMaintenanceTask(CronStore crons) {
         return new CronMaintenanceTask(crons);
     }

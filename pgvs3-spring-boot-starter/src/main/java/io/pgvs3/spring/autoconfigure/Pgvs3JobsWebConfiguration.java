@@ -17,6 +17,7 @@ import io.pgvs3.spring.web.jobs.WorkflowController;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -28,41 +29,49 @@ import org.springframework.context.annotation.Configuration;
 class Pgvs3JobsWebConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
     JobController pgvs3JobController(ClusterRouter router, ObjectProvider<Pgvs3Metrics> metrics) {
         return new JobController(router, metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
     }
 
     @Bean
+    @ConditionalOnMissingBean
     WorkerController pgvs3WorkerController(ClusterRouter router) {
         return new WorkerController(router);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     DeadLetterController pgvs3DeadLetterController(ClusterRouter router) {
         return new DeadLetterController(router);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     JobEventController pgvs3JobEventController(ClusterRouter router, Pgvs3JsonMapper json) {
         return new JobEventController(router, json.mapper());
     }
 
     @Bean
+    @ConditionalOnMissingBean
     JobQueueController pgvs3JobQueueController(ClusterRouter router) {
         return new JobQueueController(router);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     JobEventStreamController pgvs3JobEventStreamController(ClusterRouter router) {
         return new JobEventStreamController(router);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     CronController pgvs3CronController(CronStore crons) {
         return new CronController(crons);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     WorkflowController pgvs3WorkflowController(WorkflowStore workflows, ClusterRouter router) {
         return new WorkflowController(workflows, router);
     }

@@ -96,7 +96,8 @@ public class Pgvs3ListenerAutoConfiguration {
             ObjectProvider<NotificationHub> notifications,
             @Qualifier(ERROR_HANDLER_BEAN_NAME) ListenerErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, StreamMessageConverter converter,
-            Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics, ObjectProvider<ClusterRouter> router) {
+            Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics, ObjectProvider<ClusterRouter> router,
+            ObjectProvider<Pgvs3ListenerContainerFactoryCustomizer> customizers) {
         Pgvs3Properties.Listener listener = properties.getListener();
         Pgvs3Properties.Handler handler = properties.getHandler();
         PollingSettings streamPolling = new PollingSettings(listener.isListen(), listener.getMinPollInterval(),
@@ -112,6 +113,7 @@ public class Pgvs3ListenerAutoConfiguration {
                 jobPolling, jobSettings, errorHandler, transactionManager.getIfUnique(), converter, json.mapper(),
                 metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP), instanceId);
         factory.setClusterRouter(router.getIfAvailable());
+        customizers.orderedStream().forEach(customizer -> customizer.customize(factory));
         return factory;
     }
 

@@ -41,6 +41,7 @@ class Pgvs3StreamsWebConfiguration {
 
     /** The default cluster's long-poll and one per other cluster, each waiting on its cluster's notifications. */
     @Bean
+    @ConditionalOnMissingBean
     ClusterLongPolls pgvs3ClusterLongPolls(StreamLongPoll longPoll, ClusterRouter router, Pgvs3Properties properties) {
         Map<String, StreamLongPoll> others = new LinkedHashMap<>();
         for (Cluster cluster : router.clusters()) {
