@@ -13,7 +13,6 @@ import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.maintenance.ClusterMaintenance;
 import io.pgvs3.spring.maintenance.MaintenanceScheduler;
 import io.pgvs3.spring.metrics.QueueStatsSampler;
-import io.pgvs3.spring.support.Pgvs3JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -31,6 +30,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
@@ -41,15 +41,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(QueueCatalog.class)
 @ConditionalOnEnabledHealthIndicator("pgvs3")
+@Import(Pgvs3QueueStatsConfiguration.class)
 public class Pgvs3HealthAutoConfiguration {
-
-    @Bean
-    @ConditionalOnMissingBean
-    public QueueStatsSampler pgvs3QueueStatsSampler(DataSource dataSource, QueueCatalog catalog,
-            ObjectProvider<ClusterRouter> router, Pgvs3JsonMapper json, Pgvs3Properties properties) {
-        return QueueStatsSampler.of(router.getIfAvailable(), dataSource, catalog, json.mapper(),
-                properties.getMetrics().getSampleInterval());
-    }
 
     /** Health component {@code pgvs3Listeners}: whether the listener containers have started, and their states. */
     @Bean

@@ -35,6 +35,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  */
 public class Pgvs3HealthIndicator implements HealthIndicator {
 
+    private static final String SERVER_VERSION_SQL = "SHOW server_version";
+
     private static final String XMIN_HOLDER_SQL = """
             SELECT kind, holder, xmin_age, started_at, query_start, state, query FROM (
                 SELECT 'backend' AS kind, pid::text AS holder, age(backend_xmin) AS xmin_age,
@@ -131,7 +133,7 @@ public class Pgvs3HealthIndicator implements HealthIndicator {
         long start = System.nanoTime();
         try (Connection connection = dataSource.getConnection()) {
             String version;
-            try (PreparedStatement statement = connection.prepareStatement("SHOW server_version");
+            try (PreparedStatement statement = connection.prepareStatement(SERVER_VERSION_SQL);
                     ResultSet rs = statement.executeQuery()) {
                 rs.next();
                 version = rs.getString(1);
