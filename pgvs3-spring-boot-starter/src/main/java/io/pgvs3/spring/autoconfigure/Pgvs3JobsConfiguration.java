@@ -9,7 +9,6 @@ import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronMaintenanceTask;
 import io.pgvs3.core.job.CronStore;
-import io.pgvs3.core.job.JobMaintenanceTask;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.JobStoreSettings;
 import io.pgvs3.core.job.WorkflowStore;
@@ -23,8 +22,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Beans of the jobs view: the {@link JobStore}, the {@link CronStore}, their maintenance tasks and their part of the
- * admin reset.
+ * Beans of the jobs view: the {@link JobStore}, the {@link CronStore}, the cron maintenance task and their part of
+ * the admin reset (the job maintenance task is one of {@link io.pgvs3.spring.maintenance.QueueMaintenanceTasks}).
  */
 @Configuration(proxyBeanMethods = false)
 class Pgvs3JobsConfiguration {
@@ -62,12 +61,6 @@ class Pgvs3JobsConfiguration {
             cluster.catalog().ensure(QueueName.of(queue));
             cluster.jobs().eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
         });
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    JobMaintenanceTask pgvs3JobMaintenanceTask(JobStore store) {
-        return new JobMaintenanceTask(store);
     }
 
     @Bean

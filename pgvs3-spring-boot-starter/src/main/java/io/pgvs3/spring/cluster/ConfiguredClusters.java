@@ -91,6 +91,8 @@ public final class ConfiguredClusters implements AutoCloseable {
                             + "' is not a queue name or pattern (lowercase letters, digits, '.', '-' and '*', starting"
                             + " with a letter, a digit or '*')");
                 }
+                // ClusterRouter refuses this too, but only once every pool is open and every catalog migrated; this
+                // check runs before any connection is made and names the properties to fix
                 String previous = claimed.putIfAbsent(pattern, name);
                 if (previous != null && !previous.equals(name)) {
                     throw new ClusterConfigurationException("queue " + (pattern.contains("*") ? "pattern" : "name")

@@ -6,11 +6,13 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronMaintenanceTask;
-import io.pgvs3.core.job.JobMaintenanceTask;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.JobStoreSettings;
+import io.pgvs3.core.maintenance.MaintenancePass;
+import io.pgvs3.core.maintenance.MaintenanceTask;
 import io.pgvs3.spring.cluster.ConfiguredClusters;
 import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.web.jobs.CronController;
@@ -35,6 +37,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
 
 /**
  * Every auto-configured bean a user could reasonably replace backs off for the user's bean, and the customizers
@@ -78,7 +81,10 @@ class Pgvs3UserBeansAutoConfigurationTests {
     @Test
     void clusterBeansBackOffForApplicationBeans() {
         replaces(web, ClusterLongPolls.class);
-        runner.withBean("myRouter", ClusterRouter.class, () -> mock(ClusterRouter.class))
+        ClusterRouter router = mock(ClusterRouter.class);
+        when(router.defaultCluster()).thenReturn(mock(Cluster.class));
+        runner.withPropertyValues("pgvs3.maintenance.enabled=false")
+                .withBean("myRouter", ClusterRouter.class, () -> router)
                 .withBean("myClusters", ConfiguredClusters.class, () -> mock(ConfiguredClusters.class))
                 .run(context -> {
                     assertThat(context).getBean(ClusterRouter.class).isSameAs(context.getBean("myRouter"));
@@ -87,10 +93,28 @@ class Pgvs3UserBeansAutoConfigurationTests {
     }
 
     @Test
-    void maintenanceTasksBackOffForApplicationTasks() {
-        ApplicationContextRunner unscheduled = runner.withPropertyValues("pgvs3.maintenance.enabled=false");
-        replaces(unscheduled, JobMaintenanceTask.class);
-        replaces(unscheduled, CronMaintenanceTask.class);
+    void anApplicationTaskReplacesTheDefaultTaskOfItsNameAndOthersRunAfterTheDefaults() {
+        MaintenanceTask jobs = task("jobs");
+        MaintenanceTask audit = task("audit");
+        runner.withPropertyValues("pgvs3.maintenance.enabled=false")
+                .withBean("myJobs", MaintenanceTask.class, () -> jobs)
+                .withBean("myAudit", MaintenanceTask.class, () -> audit)
+                .run(context -> {
+                    List<MaintenanceTask> tasks = context.getBean(MaintenancePass.class).tasks();
+                    assertThat(tasks.subList(0, 5)).extracting(MaintenanceTask::name).containsExactly("jobs",
+                            "stream-retries", "stream-ticker", "stream-rotation", "stream-compaction");
+                    assertThat(tasks.get(0)).isSameAs(jobs);
+                    assertThat(tasks.subList(5, tasks.size())).extracting(MaintenanceTask::name)
+                            .containsExactlyInAnyOrder("crons", "audit");
+                    assertThat(tasks).contains(audit);
+                });
+        replaces(runner.withPropertyValues("pgvs3.maintenance.enabled=false"), CronMaintenanceTask.class);
+    }
+
+    private static MaintenanceTask task(String name) {
+        MaintenanceTask task = mock(MaintenanceTask.class);
+        when(task.name()).thenReturn(name);
+        return task;
     }
 
     @Test
