@@ -33,7 +33,7 @@ class Pgvs3JobsConfiguration {
     @ConditionalOnMissingBean
     JobStoreSettings pgvs3JobStoreSettings(Pgvs3Properties properties,
             ObjectProvider<JobStoreSettingsCustomizer> customizers) {
-        Pgvs3Properties.Jobs jobs = properties.getJobs();
+        Pgvs3JobsProperties jobs = properties.getJobs();
         JobStoreSettings settings = new JobStoreSettings(jobs.getDefaultVisibilityTimeout(), jobs.getRetention(),
                 jobs.getDeadLetterRetention(), jobs.getEventRetention(), jobs.getMaxAckBatch(), jobs.getAckFlushers(),
                 jobs.getMaintenanceBatch());

@@ -69,7 +69,7 @@ public class Pgvs3ListenerAutoConfiguration {
     @Bean(BACK_OFF_BEAN_NAME)
     @ConditionalOnMissingBean(name = BACK_OFF_BEAN_NAME)
     public BackOff pgvs3ListenerBackOff(Pgvs3Properties properties) {
-        Pgvs3Properties.Listener.Retry retry = properties.getListener().getRetry();
+        Pgvs3ListenerProperties.Retry retry = properties.getListener().getRetry();
         ExponentialBackOff backOff = new ExponentialBackOff(retry.getInitialInterval().toMillis(),
                 retry.getMultiplier());
         backOff.setMaxInterval(retry.getMaxInterval().toMillis());
@@ -98,8 +98,8 @@ public class Pgvs3ListenerAutoConfiguration {
             ObjectProvider<PlatformTransactionManager> transactionManager, StreamMessageConverter converter,
             Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics, ObjectProvider<ClusterRouter> router,
             ObjectProvider<Pgvs3ListenerContainerFactoryCustomizer> customizers) {
-        Pgvs3Properties.Listener listener = properties.getListener();
-        Pgvs3Properties.Handler handler = properties.getHandler();
+        Pgvs3ListenerProperties listener = properties.getListener();
+        Pgvs3HandlerProperties handler = properties.getHandler();
         PollingSettings streamPolling = new PollingSettings(listener.isListen(), listener.getMinPollInterval(),
                 listener.getMaxPollInterval(), listener.getListenPollInterval());
         PollingSettings jobPolling = new PollingSettings(listener.isListen(), listener.getMinPollInterval(),

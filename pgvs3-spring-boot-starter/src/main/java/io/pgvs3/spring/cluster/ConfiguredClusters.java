@@ -14,7 +14,7 @@ import io.pgvs3.core.cluster.QueueRoute;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
-import io.pgvs3.spring.autoconfigure.Pgvs3Properties;
+import io.pgvs3.spring.autoconfigure.Pgvs3ClusterProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +47,7 @@ public final class ConfiguredClusters implements AutoCloseable {
      * @throws ClusterConfigurationException when the configuration is invalid or a cluster's catalog cannot be
      *                                       migrated
      */
-    public static ConfiguredClusters open(Cluster defaultCluster, Map<String, Pgvs3Properties.Cluster> configured) {
+    public static ConfiguredClusters open(Cluster defaultCluster, Map<String, Pgvs3ClusterProperties> configured) {
         List<QueueRoute> routes = routes(configured);
         if (configured.isEmpty()) {
             return new ConfiguredClusters(ClusterRouter.single(defaultCluster), List.of());
@@ -70,7 +70,7 @@ public final class ConfiguredClusters implements AutoCloseable {
     }
 
     /** The routes in configuration order, after checking names, URLs, patterns and that no pattern is claimed twice. */
-    public static List<QueueRoute> routes(Map<String, Pgvs3Properties.Cluster> configured) {
+    public static List<QueueRoute> routes(Map<String, Pgvs3ClusterProperties> configured) {
         List<QueueRoute> routes = new ArrayList<>();
         Map<String, String> claimed = new LinkedHashMap<>();
         configured.forEach((name, settings) -> {
@@ -107,7 +107,7 @@ public final class ConfiguredClusters implements AutoCloseable {
         return routes;
     }
 
-    private static Cluster open(String name, Pgvs3Properties.Cluster settings, Cluster defaultCluster,
+    private static Cluster open(String name, Pgvs3ClusterProperties settings, Cluster defaultCluster,
             List<AutoCloseable> opened) {
         HikariDataSource dataSource = new HikariDataSource();
         dataSource.setPoolName("pgvs3-cluster-" + name);

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeoutException;
 
 import javax.sql.DataSource;
 
-import io.pgvs3.spring.autoconfigure.Pgvs3Properties;
+import io.pgvs3.spring.autoconfigure.Pgvs3HealthProperties;
 import io.pgvs3.spring.maintenance.MaintenanceScheduler;
 import io.pgvs3.spring.metrics.QueueStatsSampler;
 
@@ -60,7 +60,7 @@ public class Pgvs3HealthIndicator implements HealthIndicator {
     private final DataSource dataSource;
     private final MaintenanceScheduler maintenance;
     private final QueueStatsSampler stats;
-    private final Pgvs3Properties.Health settings;
+    private final Pgvs3HealthProperties settings;
     private final Executor executor;
     private final Instant createdAt = Instant.now();
     private CompletableFuture<DatabaseCheck> pending;
@@ -70,7 +70,7 @@ public class Pgvs3HealthIndicator implements HealthIndicator {
      * @param stats       the queue statistics sampler, or null
      */
     public Pgvs3HealthIndicator(DataSource dataSource, MaintenanceScheduler maintenance, QueueStatsSampler stats,
-            Pgvs3Properties.Health settings) {
+            Pgvs3HealthProperties settings) {
         this.dataSource = dataSource;
         this.maintenance = maintenance;
         this.stats = stats;

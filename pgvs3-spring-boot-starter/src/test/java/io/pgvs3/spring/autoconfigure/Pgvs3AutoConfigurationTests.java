@@ -112,7 +112,7 @@ class Pgvs3AutoConfigurationTests {
                 "pgvs3.health.max-consumer-lag-age=1m", "pgvs3.health.xmin-horizon-age=30s",
                 "pgvs3.metrics.sample-interval=5s").run(context -> {
                     Pgvs3Properties properties = context.getBean(Pgvs3Properties.class);
-                    Pgvs3Properties.Listener listener = properties.getListener();
+                    Pgvs3ListenerProperties listener = properties.getListener();
                     assertThat(listener.isListen()).isFalse();
                     assertThat(listener.getMaxBatchSize()).isEqualTo(7);
                     assertThat(listener.getMinPollInterval()).isEqualTo(Duration.ofMillis(10));
