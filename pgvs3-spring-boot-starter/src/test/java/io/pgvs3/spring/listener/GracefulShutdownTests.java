@@ -15,6 +15,7 @@ import io.pgvs3.core.job.JobState;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
+import io.pgvs3.spring.it.TestApps;
 import io.pgvs3.spring.template.JobOptions;
 import io.pgvs3.spring.template.JobTemplate;
 import io.pgvs3.spring.template.StreamTemplate;
@@ -60,7 +61,7 @@ class GracefulShutdownTests {
                 args.add(fallback);
             }
         }
-        args.addAll(List.of(ListenerApplicationTests.properties(database, "--spring.main.web-application-type=none",
+        args.addAll(List.of(TestApps.properties(database, "--spring.main.web-application-type=none",
                 "--pgvs3.handler.prefetch=2")));
         return new SpringApplicationBuilder(ShutdownApp.class).run(args.toArray(String[]::new));
     }
