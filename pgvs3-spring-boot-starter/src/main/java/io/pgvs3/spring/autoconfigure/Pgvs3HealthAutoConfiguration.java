@@ -1,12 +1,10 @@
 package io.pgvs3.spring.autoconfigure;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.spring.health.ClustersHealthContributor;
 import io.pgvs3.spring.health.Pgvs3HealthIndicator;
 import io.pgvs3.spring.health.Pgvs3ListenersHealthIndicator;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
@@ -25,7 +23,6 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
-import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
@@ -61,12 +58,7 @@ public class Pgvs3HealthAutoConfiguration {
     @Conditional(OtherClustersCondition.class)
     public CompositeHealthContributor pgvs3ClustersHealthContributor(ClusterRouter router,
             ObjectProvider<ClusterMaintenance> maintenance, Pgvs3Properties properties) {
-        ClusterMaintenance schedules = maintenance.getIfAvailable();
-        Map<String, HealthContributor> clusters = new LinkedHashMap<>();
-        router.clusters().stream().filter(cluster -> !cluster.isDefault())
-                .forEach(cluster -> clusters.put(cluster.name(), new Pgvs3HealthIndicator(cluster.dataSource(),
-                        schedules == null ? null : schedules.scheduler(cluster.name()), null, properties.getHealth())));
-        return CompositeHealthContributor.fromMap(clusters);
+        return ClustersHealthContributor.of(router, maintenance.getIfAvailable(), properties.getHealth());
     }
 
     /** Matches when {@code pgvs3.clusters} holds at least one cluster. */
