@@ -9,11 +9,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.embedded.EmbeddedPostgres;
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.StreamTemplate;
 import io.pgvs3.spring.listener.JobContext;
 import io.pgvs3.spring.listener.StreamMessage;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.StreamTemplate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

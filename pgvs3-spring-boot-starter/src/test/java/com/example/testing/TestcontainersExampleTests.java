@@ -5,8 +5,8 @@ import java.util.Map;
 
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.StreamTemplate;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.spring.test.Pgvs3Await;
 import io.pgvs3.spring.test.Pgvs3Test;
 import org.junit.jupiter.api.Test;

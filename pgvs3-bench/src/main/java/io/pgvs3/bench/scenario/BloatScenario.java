@@ -26,8 +26,8 @@ import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.stream.StreamBatch;
 import io.pgvs3.core.stream.StreamStore;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 

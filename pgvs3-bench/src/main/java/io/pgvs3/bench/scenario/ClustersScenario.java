@@ -15,10 +15,10 @@ import io.pgvs3.bench.Payloads;
 import io.pgvs3.bench.Scenario;
 import io.pgvs3.bench.pgvs3.BenchApplication;
 import io.pgvs3.core.cluster.ClusterRouter;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.OutgoingMessage;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.OutgoingMessage;
+import io.pgvs3.spring.template.StreamTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 

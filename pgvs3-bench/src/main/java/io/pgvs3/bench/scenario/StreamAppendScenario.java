@@ -15,8 +15,8 @@ import io.pgvs3.bench.Payloads;
 import io.pgvs3.bench.Scenario;
 import io.pgvs3.bench.pgvs3.BenchApplication;
 import io.pgvs3.bench.pgvs3.Http;
-import io.pgvs3.spring.core.OutgoingMessage;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.template.OutgoingMessage;
+import io.pgvs3.spring.template.StreamTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 

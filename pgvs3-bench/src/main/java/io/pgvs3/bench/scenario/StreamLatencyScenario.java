@@ -16,8 +16,8 @@ import io.pgvs3.bench.pgvs3.LatencyProbe;
 import io.pgvs3.bench.pgvs3.LatencyStreamListener;
 import io.pgvs3.bench.pgvs3.Paced;
 import io.pgvs3.core.stream.AppendResult;
-import io.pgvs3.spring.core.OutgoingMessage;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.template.OutgoingMessage;
+import io.pgvs3.spring.template.StreamTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -8,7 +8,7 @@ import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.NewJob;
 import io.pgvs3.core.maintenance.MaintenancePass;
 import io.pgvs3.server.ServerTestSupport;
-import io.pgvs3.spring.autoconfigure.MaintenanceScheduler;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

@@ -1,5 +1,7 @@
 package io.pgvs3.spring.autoconfigure;
 
+import io.pgvs3.spring.cluster.ClusterConfigurationException;
+
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.CatalogMigrator;
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;

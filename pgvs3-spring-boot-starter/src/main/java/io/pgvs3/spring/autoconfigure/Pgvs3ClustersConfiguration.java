@@ -9,7 +9,9 @@ import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.cluster.ConfiguredClusters;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -22,6 +24,7 @@ import org.springframework.context.annotation.Configuration;
 class Pgvs3ClustersConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
     ConfiguredClusters pgvs3Clusters(DataSource dataSource, QueueCatalog catalog, JobStore jobs, StreamStore streams,
             NotificationHub notifications, Pgvs3Properties properties) {
         return ConfiguredClusters.open(new Cluster(Cluster.DEFAULT, dataSource, catalog, jobs, streams, notifications),
@@ -29,6 +32,7 @@ class Pgvs3ClustersConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean
     ClusterRouter pgvs3ClusterRouter(ConfiguredClusters clusters) {
         return clusters.router();
     }

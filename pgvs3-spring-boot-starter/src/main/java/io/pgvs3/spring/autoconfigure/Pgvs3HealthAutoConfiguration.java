@@ -1,14 +1,16 @@
 package io.pgvs3.spring.autoconfigure;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.spring.health.ClustersHealthContributor;
+import io.pgvs3.spring.health.Pgvs3HealthIndicator;
+import io.pgvs3.spring.health.Pgvs3ListenersHealthIndicator;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
-import io.pgvs3.spring.listener.Pgvs3ListenersHealthIndicator;
+import io.pgvs3.spring.maintenance.ClusterMaintenance;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -21,11 +23,11 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
-import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
@@ -36,15 +38,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(QueueCatalog.class)
 @ConditionalOnEnabledHealthIndicator("pgvs3")
+@Import(Pgvs3QueueStatsConfiguration.class)
 public class Pgvs3HealthAutoConfiguration {
-
-    @Bean
-    @ConditionalOnMissingBean
-    public QueueStatsSampler pgvs3QueueStatsSampler(DataSource dataSource, QueueCatalog catalog,
-            ObjectProvider<ClusterRouter> router, Pgvs3JsonMapper json, Pgvs3Properties properties) {
-        return QueueStatsSampler.of(router.getIfAvailable(), dataSource, catalog, json.mapper(),
-                properties.getMetrics().getSampleInterval());
-    }
 
     /** Health component {@code pgvs3Listeners}: whether the listener containers have started, and their states. */
     @Bean
@@ -63,12 +58,7 @@ public class Pgvs3HealthAutoConfiguration {
     @Conditional(OtherClustersCondition.class)
     public CompositeHealthContributor pgvs3ClustersHealthContributor(ClusterRouter router,
             ObjectProvider<ClusterMaintenance> maintenance, Pgvs3Properties properties) {
-        ClusterMaintenance schedules = maintenance.getIfAvailable();
-        Map<String, HealthContributor> clusters = new LinkedHashMap<>();
-        router.clusters().stream().filter(cluster -> !cluster.isDefault())
-                .forEach(cluster -> clusters.put(cluster.name(), new Pgvs3HealthIndicator(cluster.dataSource(),
-                        schedules == null ? null : schedules.scheduler(cluster.name()), null, properties.getHealth())));
-        return CompositeHealthContributor.fromMap(clusters);
+        return ClustersHealthContributor.of(router, maintenance.getIfAvailable(), properties.getHealth());
     }
 
     /** Matches when {@code pgvs3.clusters} holds at least one cluster. */

@@ -9,12 +9,12 @@ import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronMaintenanceTask;
 import io.pgvs3.core.job.CronStore;
-import io.pgvs3.core.job.JobMaintenanceTask;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.JobStoreSettings;
 import io.pgvs3.core.job.WorkflowStore;
 import io.pgvs3.spring.web.jobs.JobRequests;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -22,19 +22,30 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Beans of the jobs view: the {@link JobStore}, the {@link CronStore}, their maintenance tasks and their part of the
- * admin reset.
+ * Beans of the jobs view: the {@link JobStore}, the {@link CronStore}, the cron maintenance task and their part of
+ * the admin reset (the job maintenance task is one of {@link io.pgvs3.spring.maintenance.QueueMaintenanceTasks}).
  */
 @Configuration(proxyBeanMethods = false)
 class Pgvs3JobsConfiguration {
 
+    /** {@code pgvs3.jobs.*}, adjusted by the {@link JobStoreSettingsCustomizer} beans. */
     @Bean
     @ConditionalOnMissingBean
-    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, Pgvs3Properties properties) {
-        Pgvs3Properties.Jobs jobs = properties.getJobs();
+    JobStoreSettings pgvs3JobStoreSettings(Pgvs3Properties properties,
+            ObjectProvider<JobStoreSettingsCustomizer> customizers) {
+        Pgvs3JobsProperties jobs = properties.getJobs();
         JobStoreSettings settings = new JobStoreSettings(jobs.getDefaultVisibilityTimeout(), jobs.getRetention(),
                 jobs.getDeadLetterRetention(), jobs.getEventRetention(), jobs.getMaxAckBatch(), jobs.getAckFlushers(),
                 jobs.getMaintenanceBatch());
+        for (JobStoreSettingsCustomizer customizer : customizers.orderedStream().toList()) {
+            settings = customizer.customize(settings);
+        }
+        return settings;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, JobStoreSettings settings) {
         return new JobStore(new JdbcTemplate(dataSource), catalog, settings);
     }
 
@@ -43,17 +54,13 @@ class Pgvs3JobsConfiguration {
      * {@code @StreamListener} of the stream subscribes before the first event it should see.
      */
     @Bean
+    @ConditionalOnMissingBean(name = "pgvs3JobEventStreamsOptIn")
     SmartInitializingSingleton pgvs3JobEventStreamsOptIn(ClusterRouter router, Pgvs3Properties properties) {
         return () -> properties.getJobs().getEventStreams().forEach((queue, stream) -> {
             Cluster cluster = router.forQueue(queue);
             cluster.catalog().ensure(QueueName.of(queue));
             cluster.jobs().eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
         });
-    }
-
-    @Bean
-    JobMaintenanceTask pgvs3JobMaintenanceTask(JobStore store) {
-        return new JobMaintenanceTask(store);
     }
 
     @Bean
@@ -69,6 +76,7 @@ class Pgvs3JobsConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean
     CronMaintenanceTask pgvs3CronMaintenanceTask(CronStore crons) {
         return new CronMaintenanceTask(crons);
     }

@@ -4,7 +4,8 @@ import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronStore;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.WorkflowStore;
-import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
 import io.pgvs3.spring.web.jobs.CronController;
 import io.pgvs3.spring.web.jobs.DeadLetterController;
 import io.pgvs3.spring.web.jobs.JobController;
@@ -16,6 +17,7 @@ import io.pgvs3.spring.web.jobs.WorkflowController;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -27,41 +29,49 @@ import org.springframework.context.annotation.Configuration;
 class Pgvs3JobsWebConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
     JobController pgvs3JobController(ClusterRouter router, ObjectProvider<Pgvs3Metrics> metrics) {
         return new JobController(router, metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
     }
 
     @Bean
+    @ConditionalOnMissingBean
     WorkerController pgvs3WorkerController(ClusterRouter router) {
         return new WorkerController(router);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     DeadLetterController pgvs3DeadLetterController(ClusterRouter router) {
         return new DeadLetterController(router);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     JobEventController pgvs3JobEventController(ClusterRouter router, Pgvs3JsonMapper json) {
         return new JobEventController(router, json.mapper());
     }
 
     @Bean
+    @ConditionalOnMissingBean
     JobQueueController pgvs3JobQueueController(ClusterRouter router) {
         return new JobQueueController(router);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     JobEventStreamController pgvs3JobEventStreamController(ClusterRouter router) {
         return new JobEventStreamController(router);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     CronController pgvs3CronController(CronStore crons) {
         return new CronController(crons);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     WorkflowController pgvs3WorkflowController(WorkflowStore workflows, ClusterRouter router) {
         return new WorkflowController(workflows, router);
     }

@@ -10,7 +10,6 @@ import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.annotation.Pgvs3ListenerAnnotationBeanPostProcessor;
-import io.pgvs3.spring.core.Pgvs3Metrics;
 import io.pgvs3.spring.listener.DefaultListenerErrorHandler;
 import io.pgvs3.spring.listener.JobContainerSettings;
 import io.pgvs3.spring.listener.JsonStreamMessageConverter;
@@ -19,6 +18,8 @@ import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.PollingSettings;
 import io.pgvs3.spring.listener.StreamMessageConverter;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -68,7 +69,7 @@ public class Pgvs3ListenerAutoConfiguration {
     @Bean(BACK_OFF_BEAN_NAME)
     @ConditionalOnMissingBean(name = BACK_OFF_BEAN_NAME)
     public BackOff pgvs3ListenerBackOff(Pgvs3Properties properties) {
-        Pgvs3Properties.Listener.Retry retry = properties.getListener().getRetry();
+        Pgvs3ListenerProperties.Retry retry = properties.getListener().getRetry();
         ExponentialBackOff backOff = new ExponentialBackOff(retry.getInitialInterval().toMillis(),
                 retry.getMultiplier());
         backOff.setMaxInterval(retry.getMaxInterval().toMillis());
@@ -95,9 +96,10 @@ public class Pgvs3ListenerAutoConfiguration {
             ObjectProvider<NotificationHub> notifications,
             @Qualifier(ERROR_HANDLER_BEAN_NAME) ListenerErrorHandler errorHandler,
             ObjectProvider<PlatformTransactionManager> transactionManager, StreamMessageConverter converter,
-            Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics, ObjectProvider<ClusterRouter> router) {
-        Pgvs3Properties.Listener listener = properties.getListener();
-        Pgvs3Properties.Handler handler = properties.getHandler();
+            Pgvs3JsonMapper json, ObjectProvider<Pgvs3Metrics> metrics, ObjectProvider<ClusterRouter> router,
+            ObjectProvider<Pgvs3ListenerContainerFactoryCustomizer> customizers) {
+        Pgvs3ListenerProperties listener = properties.getListener();
+        Pgvs3HandlerProperties handler = properties.getHandler();
         PollingSettings streamPolling = new PollingSettings(listener.isListen(), listener.getMinPollInterval(),
                 listener.getMaxPollInterval(), listener.getListenPollInterval());
         PollingSettings jobPolling = new PollingSettings(listener.isListen(), listener.getMinPollInterval(),
@@ -111,6 +113,7 @@ public class Pgvs3ListenerAutoConfiguration {
                 jobPolling, jobSettings, errorHandler, transactionManager.getIfUnique(), converter, json.mapper(),
                 metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP), instanceId);
         factory.setClusterRouter(router.getIfAvailable());
+        customizers.orderedStream().forEach(customizer -> customizer.customize(factory));
         return factory;
     }
 

@@ -8,11 +8,12 @@ import java.util.Map;
 
 import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
-import io.pgvs3.core.job.JobMaintenanceTask;
 import io.pgvs3.core.maintenance.MaintenancePass;
 import io.pgvs3.core.maintenance.MaintenanceTask;
-import io.pgvs3.core.stream.StreamMaintenanceTask;
-import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.maintenance.ClusterMaintenance;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
+import io.pgvs3.spring.maintenance.QueueMaintenanceTasks;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,10 +31,18 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(DataSource.class)
 public class Pgvs3MaintenanceAutoConfiguration {
 
+    /**
+     * The default cluster's pass: {@link QueueMaintenanceTasks} (an application {@link MaintenanceTask} bean of the
+     * same name replaces one), then the other task beans, among them the crons.
+     */
     @Bean
     @ConditionalOnMissingBean
-    public MaintenancePass pgvs3MaintenancePass(DataSource dataSource, ObjectProvider<MaintenanceTask> tasks) {
-        return new MaintenancePass(dataSource, tasks.orderedStream().toList());
+    public MaintenancePass pgvs3MaintenancePass(DataSource dataSource, ObjectProvider<ClusterRouter> router,
+            ObjectProvider<MaintenanceTask> tasks) {
+        ClusterRouter clusters = router.getIfAvailable();
+        List<MaintenanceTask> beans = tasks.orderedStream().toList();
+        return new MaintenancePass(dataSource,
+                clusters == null ? beans : QueueMaintenanceTasks.of(clusters.defaultCluster(), beans));
     }
 
     @Bean
@@ -46,7 +55,7 @@ public class Pgvs3MaintenanceAutoConfiguration {
                 metrics.getIfAvailable(() -> Pgvs3Metrics.NOOP));
     }
 
-    /** One pass and schedule per cluster of {@code pgvs3.clusters}: job and stream upkeep, no crons. */
+    /** One pass and schedule per cluster of {@code pgvs3.clusters}: {@link QueueMaintenanceTasks}, no crons. */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "pgvs3.maintenance.enabled", matchIfMissing = true)
@@ -65,10 +74,6 @@ public class Pgvs3MaintenanceAutoConfiguration {
     }
 
     static MaintenancePass pass(Cluster cluster) {
-        return new MaintenancePass(cluster.dataSource(), List.of(new JobMaintenanceTask(cluster.jobs()),
-                StreamMaintenanceTask.retries(cluster.catalog(), cluster.streams()),
-                StreamMaintenanceTask.ticker(cluster.catalog(), cluster.streams()),
-                StreamMaintenanceTask.rotation(cluster.catalog(), cluster.streams()),
-                StreamMaintenanceTask.tickCleanup(cluster.catalog(), cluster.streams())));
+        return new MaintenancePass(cluster.dataSource(), QueueMaintenanceTasks.of(cluster));
     }
 }

@@ -1,18 +1,17 @@
 package io.pgvs3.spring.autoconfigure;
 
-import javax.sql.DataSource;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pgvs3.core.catalog.QueueCatalog;
-import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.spring.metrics.MicrometerPgvs3Metrics;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * Micrometer meters under {@code pgvs3.*}, when a {@link MeterRegistry} exists and {@code pgvs3.metrics.enabled} is
@@ -25,15 +24,8 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({ MeterRegistry.class, QueueCatalog.class })
 @ConditionalOnBooleanProperty(name = "pgvs3.metrics.enabled", matchIfMissing = true)
+@Import(Pgvs3QueueStatsConfiguration.class)
 public class Pgvs3MetricsAutoConfiguration {
-
-    @Bean
-    @ConditionalOnMissingBean
-    public QueueStatsSampler pgvs3QueueStatsSampler(DataSource dataSource, QueueCatalog catalog,
-            ObjectProvider<ClusterRouter> router, Pgvs3JsonMapper json, Pgvs3Properties properties) {
-        return QueueStatsSampler.of(router.getIfAvailable(), dataSource, catalog, json.mapper(),
-                properties.getMetrics().getSampleInterval());
-    }
 
     @Bean
     @ConditionalOnMissingBean

@@ -6,6 +6,7 @@ import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 
@@ -20,6 +21,7 @@ import org.springframework.context.annotation.Bean;
 public class Pgvs3OpenApiAutoConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
     public OjsOpenApiCustomizer pgvs3OpenApiCustomizer() {
         String version = OjsOpenApiCustomizer.class.getPackage().getImplementationVersion();
         return new OjsOpenApiCustomizer(version != null ? version : "dev");

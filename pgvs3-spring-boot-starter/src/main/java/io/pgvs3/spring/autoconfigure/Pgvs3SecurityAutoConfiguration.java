@@ -8,6 +8,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
 import io.pgvs3.spring.web.HealthDetailsPolicy;
 import io.pgvs3.spring.web.security.AnonymousAccessPolicy;
 import io.pgvs3.spring.web.security.ApiToken;

@@ -3,9 +3,7 @@ package io.pgvs3.spring.autoconfigure;
 import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
-import io.pgvs3.core.maintenance.MaintenanceTask;
 import io.pgvs3.core.notify.NotificationHub;
-import io.pgvs3.core.stream.StreamMaintenanceTask;
 import io.pgvs3.core.stream.StreamStore;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -14,8 +12,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Beans of the streams view: the store, the shared LISTEN connection and the stream steps of the maintenance pass
- * (retries, rotation, tick cleanup).
+ * Beans of the streams view: the store and the shared LISTEN connection (the stream steps of the maintenance pass
+ * are {@link io.pgvs3.spring.maintenance.QueueMaintenanceTasks}).
  */
 @Configuration(proxyBeanMethods = false)
 class Pgvs3StreamsConfiguration {
@@ -31,29 +29,5 @@ class Pgvs3StreamsConfiguration {
     @ConditionalOnMissingBean
     NotificationHub pgvs3NotificationHub(DataSource dataSource) {
         return new NotificationHub(dataSource);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(name = "pgvs3StreamRetriesTask")
-    MaintenanceTask pgvs3StreamRetriesTask(QueueCatalog catalog, StreamStore streams) {
-        return StreamMaintenanceTask.retries(catalog, streams);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(name = "pgvs3StreamTickerTask")
-    MaintenanceTask pgvs3StreamTickerTask(QueueCatalog catalog, StreamStore streams) {
-        return StreamMaintenanceTask.ticker(catalog, streams);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(name = "pgvs3StreamRotationTask")
-    MaintenanceTask pgvs3StreamRotationTask(QueueCatalog catalog, StreamStore streams) {
-        return StreamMaintenanceTask.rotation(catalog, streams);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(name = "pgvs3StreamTickCleanupTask")
-    MaintenanceTask pgvs3StreamTickCleanupTask(QueueCatalog catalog, StreamStore streams) {
-        return StreamMaintenanceTask.tickCleanup(catalog, streams);
     }
 }

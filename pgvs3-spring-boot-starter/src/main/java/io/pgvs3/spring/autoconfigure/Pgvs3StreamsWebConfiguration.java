@@ -12,7 +12,8 @@ import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
-import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
 import io.pgvs3.spring.web.streams.ClusterLongPolls;
 import io.pgvs3.spring.web.streams.StreamAcksController;
 import io.pgvs3.spring.web.streams.StreamConsumersController;
@@ -40,6 +41,7 @@ class Pgvs3StreamsWebConfiguration {
 
     /** The default cluster's long-poll and one per other cluster, each waiting on its cluster's notifications. */
     @Bean
+    @ConditionalOnMissingBean
     ClusterLongPolls pgvs3ClusterLongPolls(StreamLongPoll longPoll, ClusterRouter router, Pgvs3Properties properties) {
         Map<String, StreamLongPoll> others = new LinkedHashMap<>();
         for (Cluster cluster : router.clusters()) {

@@ -4,10 +4,11 @@ import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.stream.StreamStore;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.Pgvs3Metrics;
-import io.pgvs3.spring.core.StreamAdmin;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
+import io.pgvs3.spring.support.Pgvs3JsonMapper;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.StreamAdmin;
+import io.pgvs3.spring.template.StreamTemplate;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

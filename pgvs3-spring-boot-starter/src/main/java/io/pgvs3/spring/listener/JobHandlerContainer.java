@@ -24,7 +24,7 @@ import io.pgvs3.core.job.JobError;
 import io.pgvs3.core.job.JobState;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
-import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

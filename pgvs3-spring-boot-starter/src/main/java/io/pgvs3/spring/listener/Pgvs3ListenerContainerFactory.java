@@ -10,7 +10,7 @@ import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
-import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.transaction.PlatformTransactionManager;

@@ -12,7 +12,7 @@ import io.pgvs3.core.stream.NackResult;
 import io.pgvs3.core.stream.ReceivedMessage;
 import io.pgvs3.core.stream.StreamBatch;
 import io.pgvs3.core.stream.StreamStore;
-import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -29,6 +29,8 @@ public class SystemController implements DisposableBean {
 
     static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(2);
 
+    private static final String SERVER_VERSION_SQL = "SHOW server_version";
+
     private final JdbcTemplate jdbc;
     private final Instant startedAt = Instant.now();
     private final String version;
@@ -108,7 +110,7 @@ public class SystemController implements DisposableBean {
     private synchronized CompletableFuture<String> serverVersion() {
         if (pendingCheck == null || pendingCheck.isDone()) {
             pendingCheck = CompletableFuture.supplyAsync(
-                    () -> jdbc.queryForObject("SHOW server_version", String.class), checks);
+                    () -> jdbc.queryForObject(SERVER_VERSION_SQL, String.class), checks);
         }
         return pendingCheck;
     }

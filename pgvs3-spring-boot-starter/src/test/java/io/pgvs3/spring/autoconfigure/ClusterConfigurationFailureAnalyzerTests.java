@@ -2,6 +2,8 @@ package io.pgvs3.spring.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 
+import io.pgvs3.spring.cluster.ClusterConfigurationException;
+
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

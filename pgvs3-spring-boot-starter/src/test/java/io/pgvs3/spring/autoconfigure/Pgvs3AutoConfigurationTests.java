@@ -11,12 +11,16 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.annotation.Pgvs3ListenerAnnotationBeanPostProcessor;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.health.Pgvs3HealthIndicator;
 import io.pgvs3.spring.listener.JsonStreamMessageConverter;
 import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.StreamMessageConverter;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
+import io.pgvs3.spring.metrics.MicrometerPgvs3Metrics;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.spring.web.QueueController;
 import io.pgvs3.spring.web.dashboard.DashboardController;
 import io.pgvs3.test.TestPostgres;
@@ -108,7 +112,7 @@ class Pgvs3AutoConfigurationTests {
                 "pgvs3.health.max-consumer-lag-age=1m", "pgvs3.health.xmin-horizon-age=30s",
                 "pgvs3.metrics.sample-interval=5s").run(context -> {
                     Pgvs3Properties properties = context.getBean(Pgvs3Properties.class);
-                    Pgvs3Properties.Listener listener = properties.getListener();
+                    Pgvs3ListenerProperties listener = properties.getListener();
                     assertThat(listener.isListen()).isFalse();
                     assertThat(listener.getMaxBatchSize()).isEqualTo(7);
                     assertThat(listener.getMinPollInterval()).isEqualTo(Duration.ofMillis(10));

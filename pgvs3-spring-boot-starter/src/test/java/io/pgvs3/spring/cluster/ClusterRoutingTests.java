@@ -21,12 +21,12 @@ import io.pgvs3.core.job.JobState;
 import io.pgvs3.embedded.EmbeddedPostgres;
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.autoconfigure.ClusterConfigurationException;
-import io.pgvs3.spring.autoconfigure.ClusterMaintenance;
-import io.pgvs3.spring.autoconfigure.QueueStatsSampler;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.it.TestApps;
+import io.pgvs3.spring.maintenance.ClusterMaintenance;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
@@ -92,18 +92,10 @@ class ClusterRoutingTests {
     }
 
     static String[] properties(String... more) {
-        List<String> args = new ArrayList<>(List.of("--spring.datasource.url=" + database.jdbcUrl(),
-                "--spring.datasource.hikari.maximum-pool-size=8", "--spring.main.banner-mode=off",
-                "--server.port=0", "--server.address=127.0.0.1", "--pgvs3.http.enabled=true",
+        List<String> args = new ArrayList<>(List.of("--spring.datasource.hikari.maximum-pool-size=8",
                 "--pgvs3.maintenance.interval=100ms", "--pgvs3.listener.listen-poll-interval=60s"));
-        if (database.username() != null) {
-            args.add("--spring.datasource.username=" + database.username());
-        }
-        if (database.password() != null) {
-            args.add("--spring.datasource.password=" + database.password());
-        }
         args.addAll(List.of(more));
-        return args.toArray(String[]::new);
+        return TestApps.webProperties(database, args.toArray(String[]::new));
     }
 
     @AfterAll
@@ -360,21 +352,20 @@ class ClusterRoutingTests {
 
     @Test
     void aTransactionalListenerOfARoutedQueueDoesNotStart() {
-        List<String> args = new ArrayList<>(List.of(properties(
-                "--pgvs3.clusters.second.url=" + secondServer.jdbcUrl("postgres"),
+        String[] args = properties("--pgvs3.clusters.second.url=" + secondServer.jdbcUrl("postgres"),
                 "--pgvs3.clusters.second.username=" + secondServer.username(),
                 "--pgvs3.clusters.second.password=" + secondServer.password(),
-                "--pgvs3.clusters.second.queues=orders-*")));
-        args.add("--spring.main.web-application-type=none");
-        assertThatThrownBy(() -> new SpringApplicationBuilder(TransactionalApp.class).run(args.toArray(String[]::new))
+                "--pgvs3.clusters.second.queues=orders-*", "--spring.main.web-application-type=none");
+        assertThatThrownBy(() -> new SpringApplicationBuilder(TransactionalApp.class).run(args)
                 .close()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("is transactional, but its queue orders-tx-listened is on cluster 'second'");
     }
 
     private static void assertStartupFails(String message, String... clusterProperties) {
-        List<String> args = new ArrayList<>(List.of(properties(clusterProperties)));
+        List<String> args = new ArrayList<>(List.of(clusterProperties));
         args.add("--spring.main.web-application-type=none");
-        assertThatThrownBy(() -> new SpringApplicationBuilder(BareApp.class).run(args.toArray(String[]::new))
+        String[] arguments = properties(args.toArray(String[]::new));
+        assertThatThrownBy(() -> new SpringApplicationBuilder(BareApp.class).run(arguments)
                 .close()).hasRootCauseInstanceOf(ClusterConfigurationException.class)
                 .rootCause().hasMessageContaining(message);
     }

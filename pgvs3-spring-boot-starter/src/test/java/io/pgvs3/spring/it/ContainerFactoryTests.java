@@ -7,11 +7,11 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.OutgoingMessage;
-import io.pgvs3.spring.core.StreamTemplate;
 import io.pgvs3.spring.listener.FailureAction;
 import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
+import io.pgvs3.spring.template.OutgoingMessage;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.Test;
 

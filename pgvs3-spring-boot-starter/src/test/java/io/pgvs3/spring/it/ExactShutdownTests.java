@@ -13,13 +13,13 @@ import java.util.stream.Collectors;
 
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.OutgoingMessage;
-import io.pgvs3.spring.core.StreamTemplate;
 import io.pgvs3.spring.listener.Pgvs3ListenerContainer;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 import io.pgvs3.spring.listener.StreamMessage;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.OutgoingMessage;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.Tag;

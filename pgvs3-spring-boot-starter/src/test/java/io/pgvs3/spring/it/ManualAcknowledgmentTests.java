@@ -7,10 +7,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgvs3.core.stream.AppendResult;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.OutgoingMessage;
-import io.pgvs3.spring.core.StreamTemplate;
 import io.pgvs3.spring.listener.Acknowledgment;
 import io.pgvs3.spring.listener.StreamMessage;
+import io.pgvs3.spring.template.OutgoingMessage;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

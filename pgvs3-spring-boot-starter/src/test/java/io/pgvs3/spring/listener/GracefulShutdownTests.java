@@ -11,13 +11,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.job.Job;
-import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.JobState;
+import io.pgvs3.core.job.JobStore;
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.it.TestApps;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
@@ -62,7 +63,7 @@ class GracefulShutdownTests {
                 args.add(fallback);
             }
         }
-        args.addAll(List.of(ListenerApplicationTests.properties(database, "--spring.main.web-application-type=none",
+        args.addAll(List.of(TestApps.properties(database, "--spring.main.web-application-type=none",
                 "--pgvs3.handler.prefetch=2")));
         return new SpringApplicationBuilder(ShutdownApp.class).run(args.toArray(String[]::new));
     }

@@ -16,13 +16,14 @@ import io.pgvs3.core.job.UniqueOptions;
 import io.pgvs3.core.stream.StreamStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pgvs3.spring.annotation.JobHandler;
-import io.pgvs3.spring.autoconfigure.Pgvs3HealthIndicator;
-import io.pgvs3.spring.autoconfigure.QueueStatsSampler;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.OutgoingMessage;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.health.Pgvs3HealthIndicator;
+import io.pgvs3.spring.it.TestApps;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.OutgoingMessage;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.TestDatabase;
 import io.pgvs3.test.TestPostgres;
@@ -63,27 +64,12 @@ class ListenerApplicationTests {
     @BeforeAll
     static void start() {
         database = TestPostgres.get().newDatabase();
-        context = new SpringApplicationBuilder(ListenerApp.class).run(properties(database,
-                "--server.port=0", "--server.address=127.0.0.1", "--pgvs3.http.enabled=true",
-                "--pgvs3.listener.listen-poll-interval=60s",
-                "--pgvs3.maintenance.interval=100ms"));
+        context = new SpringApplicationBuilder(ListenerApp.class).run(TestApps.webProperties(database,
+                "--pgvs3.listener.listen-poll-interval=60s", "--pgvs3.maintenance.interval=100ms"));
         listeners = context.getBean(Listeners.class);
         streams = context.getBean(StreamTemplate.class);
         jobs = context.getBean(JobTemplate.class);
         transactions = context.getBean(TransactionTemplate.class);
-    }
-
-    static String[] properties(TestDatabase database, String... more) {
-        List<String> args = new ArrayList<>(List.of("--spring.datasource.url=" + database.jdbcUrl(),
-                "--spring.datasource.hikari.maximum-pool-size=16", "--spring.main.banner-mode=off"));
-        if (database.username() != null) {
-            args.add("--spring.datasource.username=" + database.username());
-        }
-        if (database.password() != null) {
-            args.add("--spring.datasource.password=" + database.password());
-        }
-        args.addAll(List.of(more));
-        return args.toArray(String[]::new);
     }
 
     @AfterAll

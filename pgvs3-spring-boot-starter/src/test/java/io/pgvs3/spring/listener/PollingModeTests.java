@@ -8,9 +8,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
-import io.pgvs3.spring.core.JobOptions;
-import io.pgvs3.spring.core.JobTemplate;
-import io.pgvs3.spring.core.StreamTemplate;
+import io.pgvs3.spring.it.TestApps;
+import io.pgvs3.spring.template.JobOptions;
+import io.pgvs3.spring.template.JobTemplate;
+import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +35,7 @@ class PollingModeTests {
     @Test
     void deliversByPollingWithoutAListenConnection() {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(PollingApp.class)
-                .run(ListenerApplicationTests.properties(TestPostgres.get().newDatabase(),
+                .run(TestApps.properties(TestPostgres.get().newDatabase(),
                         "--spring.main.web-application-type=none", "--pgvs3.listener.listen=false",
                         "--pgvs3.listener.min-poll-interval=20ms", "--pgvs3.listener.max-poll-interval=200ms",
                         "--pgvs3.handler.max-poll-interval=200ms"))) {

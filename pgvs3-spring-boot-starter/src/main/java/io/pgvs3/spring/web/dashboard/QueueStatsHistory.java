@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.pgvs3.spring.autoconfigure.QueueStatsSampler;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
 
 /**
  * The latest samples of each queue's job states and consumer lag, kept in memory from the

@@ -10,8 +10,8 @@ import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.EnqueueOutcome;
 import io.pgvs3.core.job.Job;
-import io.pgvs3.spring.core.Pgvs3Metrics;
 import io.pgvs3.core.job.NewJob;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.http.HttpStatus;

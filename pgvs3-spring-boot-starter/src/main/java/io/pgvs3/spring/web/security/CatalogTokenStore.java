@@ -21,6 +21,17 @@ public class CatalogTokenStore {
 
     private static final String COLUMNS = "name, scopes, queues, created_at";
 
+    private static final String INSERT_SQL = "INSERT INTO s3p.api_tokens (name, token_hash, scopes, queues)"
+            + " VALUES (?, ?, ?::text[], ?::text[]) RETURNING " + COLUMNS;
+
+    private static final String DELETE_BY_NAME_SQL = "DELETE FROM s3p.api_tokens WHERE name = ?";
+
+    private static final String SELECT_ALL_SQL = "SELECT " + COLUMNS + " FROM s3p.api_tokens ORDER BY name";
+
+    private static final String SELECT_BY_HASH_SQL = "SELECT " + COLUMNS + " FROM s3p.api_tokens WHERE token_hash = ?";
+
+    private static final String ANY_SQL = "SELECT EXISTS (SELECT 1 FROM s3p.api_tokens)";
+
     static final int QUERY_TIMEOUT_SECONDS = 3;
 
     private final JdbcTemplate jdbc;
@@ -46,8 +57,7 @@ public class CatalogTokenStore {
     public Created create(String name, Set<Scope> scopes, List<String> queues) {
         ApiToken token = new ApiToken(name, scopes, queues);
         String value = TokenHashes.newToken();
-        StoredToken stored = jdbc.queryForObject("INSERT INTO s3p.api_tokens (name, token_hash, scopes, queues)"
-                + " VALUES (?, ?, ?::text[], ?::text[]) RETURNING " + COLUMNS, this::row, name,
+        StoredToken stored = jdbc.queryForObject(INSERT_SQL, this::row, name,
                 TokenHashes.sha256(value), textArray(token.scopes().stream().map(Scope::value).sorted().toList()),
                 textArray(token.queues()));
         return new Created(stored, value);
@@ -55,20 +65,20 @@ public class CatalogTokenStore {
 
     /** Deletes the token named {@code name}; false when there is none. */
     public boolean revoke(String name) {
-        return jdbc.update("DELETE FROM s3p.api_tokens WHERE name = ?", name) > 0;
+        return jdbc.update(DELETE_BY_NAME_SQL, name) > 0;
     }
 
     public List<StoredToken> list() {
-        return jdbc.query("SELECT " + COLUMNS + " FROM s3p.api_tokens ORDER BY name", this::row);
+        return jdbc.query(SELECT_ALL_SQL, this::row);
     }
 
     public Optional<ApiToken> findByHash(String hash) {
-        return jdbc.query("SELECT " + COLUMNS + " FROM s3p.api_tokens WHERE token_hash = ?", this::row, hash)
+        return jdbc.query(SELECT_BY_HASH_SQL, this::row, hash)
                 .stream().findFirst().map(StoredToken::token);
     }
 
     public boolean any() {
-        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM s3p.api_tokens)", Boolean.class));
+        return Boolean.TRUE.equals(jdbc.queryForObject(ANY_SQL, Boolean.class));
     }
 
     private StoredToken row(ResultSet rs, int rowNum) throws SQLException {

@@ -1,7 +1,10 @@
-package io.pgvs3.spring.listener;
+package io.pgvs3.spring.health;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+
+import io.pgvs3.spring.listener.Pgvs3ListenerContainer;
+import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.cluster;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,6 +14,7 @@ import io.pgvs3.core.cluster.QueueRoute;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.autoconfigure.Pgvs3ClusterProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +47,7 @@ public final class ConfiguredClusters implements AutoCloseable {
      * @throws ClusterConfigurationException when the configuration is invalid or a cluster's catalog cannot be
      *                                       migrated
      */
-    static ConfiguredClusters open(Cluster defaultCluster, Map<String, Pgvs3Properties.Cluster> configured) {
+    public static ConfiguredClusters open(Cluster defaultCluster, Map<String, Pgvs3ClusterProperties> configured) {
         List<QueueRoute> routes = routes(configured);
         if (configured.isEmpty()) {
             return new ConfiguredClusters(ClusterRouter.single(defaultCluster), List.of());
@@ -69,7 +70,7 @@ public final class ConfiguredClusters implements AutoCloseable {
     }
 
     /** The routes in configuration order, after checking names, URLs, patterns and that no pattern is claimed twice. */
-    static List<QueueRoute> routes(Map<String, Pgvs3Properties.Cluster> configured) {
+    public static List<QueueRoute> routes(Map<String, Pgvs3ClusterProperties> configured) {
         List<QueueRoute> routes = new ArrayList<>();
         Map<String, String> claimed = new LinkedHashMap<>();
         configured.forEach((name, settings) -> {
@@ -90,6 +91,8 @@ public final class ConfiguredClusters implements AutoCloseable {
                             + "' is not a queue name or pattern (lowercase letters, digits, '.', '-' and '*', starting"
                             + " with a letter, a digit or '*')");
                 }
+                // ClusterRouter refuses this too, but only once every pool is open and every catalog migrated; this
+                // check runs before any connection is made and names the properties to fix
                 String previous = claimed.putIfAbsent(pattern, name);
                 if (previous != null && !previous.equals(name)) {
                     throw new ClusterConfigurationException("queue " + (pattern.contains("*") ? "pattern" : "name")
@@ -104,7 +107,7 @@ public final class ConfiguredClusters implements AutoCloseable {
         return routes;
     }
 
-    private static Cluster open(String name, Pgvs3Properties.Cluster settings, Cluster defaultCluster,
+    private static Cluster open(String name, Pgvs3ClusterProperties settings, Cluster defaultCluster,
             List<AutoCloseable> opened) {
         HikariDataSource dataSource = new HikariDataSource();
         dataSource.setPoolName("pgvs3-cluster-" + name);

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.health;
 
 import java.sql.Connection;
 import java.sql.Statement;
@@ -8,6 +8,8 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.spring.autoconfigure.Pgvs3HealthProperties;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +37,7 @@ class Pgvs3HealthIndicatorTests {
 
     @Test
     void upWithTheDatabaseVersion() {
-        Health health = new Pgvs3HealthIndicator(dataSource, null, null, new Pgvs3Properties.Health()).health();
+        Health health = new Pgvs3HealthIndicator(dataSource, null, null, new Pgvs3HealthProperties()).health();
         assertThat(health.getStatus()).isEqualTo(Status.UP);
         assertThat((Map<String, Object>) health.getDetails().get("database")).containsKey("version");
         assertThat((Map<String, Object>) health.getDetails().get("maintenance")).containsEntry("enabled", false);
@@ -48,7 +50,7 @@ class Pgvs3HealthIndicatorTests {
         config.setConnectionTimeout(30_000);
         config.setInitializationFailTimeout(-1);
         try (HikariDataSource unreachable = new HikariDataSource(config)) {
-            Pgvs3Properties.Health settings = new Pgvs3Properties.Health();
+            Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
             settings.setTimeout(Duration.ofMillis(500));
             Pgvs3HealthIndicator indicator = new Pgvs3HealthIndicator(unreachable, null, null, settings);
             long start = System.nanoTime();
@@ -72,7 +74,7 @@ class Pgvs3HealthIndicatorTests {
                 pid = rs.getInt(1);
             }
             Thread.sleep(1100);
-            Pgvs3Properties.Health settings = new Pgvs3Properties.Health();
+            Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
             settings.setXminHorizonAge(Duration.ofMillis(500));
             Health health = new Pgvs3HealthIndicator(dataSource, null, null, settings).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
@@ -89,7 +91,7 @@ class Pgvs3HealthIndicatorTests {
     void downWhenMaintenanceHasNotCompletedForTooLong() {
         MaintenanceScheduler neverRun = new MaintenanceScheduler(
                 new io.pgvs3.core.maintenance.MaintenancePass(dataSource, List.of()), Duration.ofSeconds(1));
-        Pgvs3Properties.Health settings = new Pgvs3Properties.Health();
+        Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
         settings.setMaintenanceStaleAfter(Duration.ZERO);
         Health health = new Pgvs3HealthIndicator(dataSource, neverRun, null, settings).health();
         assertThat(health.getStatus()).isEqualTo(Status.DOWN);
@@ -106,7 +108,7 @@ class Pgvs3HealthIndicatorTests {
             while (scheduler.lastCompletedAt() == null && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            Pgvs3Properties.Health settings = new Pgvs3Properties.Health();
+            Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
             settings.setMaintenanceStaleAfter(Duration.ofSeconds(2));
             Health health = new Pgvs3HealthIndicator(dataSource, scheduler, null, settings).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);

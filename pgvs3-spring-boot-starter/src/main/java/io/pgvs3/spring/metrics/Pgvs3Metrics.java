@@ -1,4 +1,4 @@
-package io.pgvs3.spring.core;
+package io.pgvs3.spring.metrics;
 
 import java.time.Duration;
 

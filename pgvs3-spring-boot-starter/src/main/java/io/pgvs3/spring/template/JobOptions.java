@@ -1,4 +1,4 @@
-package io.pgvs3.spring.core;
+package io.pgvs3.spring.template;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.maintenance;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.pgvs3.core.maintenance.MaintenancePass;
 import io.pgvs3.core.maintenance.MaintenanceReport;
-import io.pgvs3.spring.core.Pgvs3Metrics;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

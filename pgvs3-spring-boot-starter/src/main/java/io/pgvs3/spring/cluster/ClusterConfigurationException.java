@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.cluster;
 
 /** {@code pgvs3.clusters} is invalid, or one of its clusters cannot be set up; startup stops. */
 public class ClusterConfigurationException extends IllegalStateException {

@@ -1,10 +1,11 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.cluster;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.core.cluster.QueueRoute;
+import io.pgvs3.spring.autoconfigure.Pgvs3ClusterProperties;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,7 +16,7 @@ class ConfiguredClustersTests {
 
     @Test
     void routesFollowTheConfigurationOrder() {
-        Map<String, Pgvs3Properties.Cluster> clusters = new LinkedHashMap<>();
+        Map<String, Pgvs3ClusterProperties> clusters = new LinkedHashMap<>();
         clusters.put("eu", cluster("jdbc:postgresql://eu/q", "orders-eu*", "audit"));
         clusters.put("us", cluster("jdbc:postgresql://us/q", "orders-*"));
         assertThat(ConfiguredClusters.routes(clusters)).containsExactly(new QueueRoute("orders-eu*", "eu"),
@@ -42,8 +43,8 @@ class ConfiguredClustersTests {
                 .containsExactly(new QueueRoute("a", "b"));
     }
 
-    private static Pgvs3Properties.Cluster cluster(String url, String... queues) {
-        Pgvs3Properties.Cluster cluster = new Pgvs3Properties.Cluster();
+    private static Pgvs3ClusterProperties cluster(String url, String... queues) {
+        Pgvs3ClusterProperties cluster = new Pgvs3ClusterProperties();
         cluster.setUrl(url);
         cluster.setQueues(List.of(queues));
         return cluster;

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.metrics;
 
 import java.time.Duration;
 import java.util.Map;
@@ -10,7 +10,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.pgvs3.core.maintenance.MaintenanceReport;
-import io.pgvs3.spring.core.Pgvs3Metrics;
 
 /**
  * Micrometer meters under {@code pgvs3.*}. Counters and timers are updated by the threads doing the work; gauges

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.metrics;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -15,8 +15,8 @@ import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.catalog.QueueStatsQuery;
 import io.pgvs3.core.cluster.ClusterRouter;
-import io.pgvs3.core.sql.Identifiers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -27,10 +27,9 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Reads consumer lag and job depth per state from the database on a fixed interval, on a thread of its own, so
- * that gauges and the health indicator answer from memory and a metrics scrape never runs a query. Lag comes from
- * each queue's {@code stream_consumers()} (cursor rows and the sequence, no event scan); job depth counts the
- * unfinished states and the dead letters, each through the partial index that holds only that state's rows.
+ * Reads consumer lag and job depth per state of every queue ({@link QueueStatsQuery}) on a fixed interval, on a
+ * thread of its own, so that gauges, the health indicator and the dashboard's history answer from memory and a
+ * metrics scrape never runs a query.
  */
 public class QueueStatsSampler implements SmartLifecycle {
 
@@ -44,7 +43,7 @@ public class QueueStatsSampler implements SmartLifecycle {
     private ScheduledExecutorService executor;
 
     public QueueStatsSampler(JdbcTemplate jdbc, QueueCatalog catalog, JsonMapper mapper, Duration interval) {
-        this(List.of(new Source(jdbc, catalog)), mapper, interval);
+        this(List.of(new Source(new QueueStatsQuery(jdbc), catalog)), mapper, interval);
     }
 
     /**
@@ -62,9 +61,11 @@ public class QueueStatsSampler implements SmartLifecycle {
      */
     public static QueueStatsSampler of(ClusterRouter router, DataSource dataSource, QueueCatalog catalog,
             JsonMapper mapper, Duration interval) {
-        List<Source> sources = router == null ? List.of(new Source(new JdbcTemplate(dataSource), catalog))
+        List<Source> sources = router == null
+                ? List.of(new Source(new QueueStatsQuery(new JdbcTemplate(dataSource)), catalog))
                 : router.clusters().stream()
-                        .map(cluster -> new Source(new JdbcTemplate(cluster.dataSource()), cluster.catalog()))
+                        .map(cluster -> new Source(new QueueStatsQuery(new JdbcTemplate(cluster.dataSource())),
+                                cluster.catalog()))
                         .toList();
         return new QueueStatsSampler(sources, mapper, interval);
     }
@@ -85,10 +86,10 @@ public class QueueStatsSampler implements SmartLifecycle {
         Map<String, Map<String, Long>> depths = new LinkedHashMap<>();
         for (Source source : sources) {
             for (String queue : source.catalog().names()) {
-                String schema = Identifiers.quote(QueueName.of(queue).schema());
+                QueueName name = QueueName.of(queue);
                 try {
-                    lags.put(queue, consumers(source.jdbc(), schema));
-                    depths.put(queue, jobDepth(source.jdbc(), schema));
+                    lags.put(queue, consumers(source.stats().consumersJson(name)));
+                    depths.put(queue, source.stats().jobDepth(name).byState());
                 }
                 catch (DataAccessException ex) {
                     if (!QueueCatalog.isMissingNamespace(ex)) {
@@ -103,8 +104,7 @@ public class QueueStatsSampler implements SmartLifecycle {
         return taken;
     }
 
-    private Map<String, ConsumerLag> consumers(JdbcTemplate jdbc, String schema) {
-        String json = jdbc.queryForObject("SELECT " + schema + ".stream_consumers()::text", String.class);
+    private Map<String, ConsumerLag> consumers(String json) {
         Map<String, ConsumerLag> lags = new LinkedHashMap<>();
         if (json == null) {
             return lags;
@@ -115,23 +115,6 @@ public class QueueStatsSampler implements SmartLifecycle {
             lags.put(consumer.path("name").asString(), new ConsumerLag(events, seconds));
         }
         return lags;
-    }
-
-    private Map<String, Long> jobDepth(JdbcTemplate jdbc, String schema) {
-        String jobs = schema + ".jobs";
-        Map<String, Long> depth = new LinkedHashMap<>();
-        jdbc.query("SELECT (SELECT count(*) FROM " + jobs + " WHERE state = 'available'),"
-                + " (SELECT count(*) FROM " + jobs + " WHERE state = 'active'),"
-                + " (SELECT count(*) FROM " + jobs + " WHERE state = 'scheduled'),"
-                + " (SELECT count(*) FROM " + jobs + " WHERE state = 'retryable'),"
-                + " (SELECT count(*) FROM " + jobs + " WHERE dead_letter)", rs -> {
-                    depth.put("available", rs.getLong(1));
-                    depth.put("active", rs.getLong(2));
-                    depth.put("scheduled", rs.getLong(3));
-                    depth.put("retryable", rs.getLong(4));
-                    depth.put("dead_letter", rs.getLong(5));
-                });
-        return depth;
     }
 
     @Override
@@ -168,12 +151,12 @@ public class QueueStatsSampler implements SmartLifecycle {
     }
 
     /**
-     * One database to sample: its connections and its catalog of queues.
+     * One database to sample: its statistics queries and its catalog of queues.
      *
-     * @param jdbc    statements on that database
+     * @param stats   the statistics queries on that database
      * @param catalog the queues it holds
      */
-    public record Source(JdbcTemplate jdbc, QueueCatalog catalog) {
+    public record Source(QueueStatsQuery stats, QueueCatalog catalog) {
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.core;
+package io.pgvs3.spring.template;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,6 +14,7 @@ import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.NewJob;
 import io.pgvs3.core.job.RetryPolicy;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 

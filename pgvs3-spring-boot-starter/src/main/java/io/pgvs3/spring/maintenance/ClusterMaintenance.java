@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.maintenance;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.core;
+package io.pgvs3.spring.template;
 
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;

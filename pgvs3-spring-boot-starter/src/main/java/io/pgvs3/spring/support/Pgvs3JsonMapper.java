@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.support;
 
 import tools.jackson.databind.json.JsonMapper;
 

@@ -1,4 +1,4 @@
-package io.pgvs3.spring.autoconfigure;
+package io.pgvs3.spring.health;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,6 +19,10 @@ import java.util.concurrent.TimeoutException;
 
 import javax.sql.DataSource;
 
+import io.pgvs3.spring.autoconfigure.Pgvs3HealthProperties;
+import io.pgvs3.spring.maintenance.MaintenanceScheduler;
+import io.pgvs3.spring.metrics.QueueStatsSampler;
+
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -30,6 +34,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * vacuum; they do not take the instance out of service.
  */
 public class Pgvs3HealthIndicator implements HealthIndicator {
+
+    private static final String SERVER_VERSION_SQL = "SHOW server_version";
 
     private static final String XMIN_HOLDER_SQL = """
             SELECT kind, holder, xmin_age, started_at, query_start, state, query FROM (
@@ -54,7 +60,7 @@ public class Pgvs3HealthIndicator implements HealthIndicator {
     private final DataSource dataSource;
     private final MaintenanceScheduler maintenance;
     private final QueueStatsSampler stats;
-    private final Pgvs3Properties.Health settings;
+    private final Pgvs3HealthProperties settings;
     private final Executor executor;
     private final Instant createdAt = Instant.now();
     private CompletableFuture<DatabaseCheck> pending;
@@ -64,7 +70,7 @@ public class Pgvs3HealthIndicator implements HealthIndicator {
      * @param stats       the queue statistics sampler, or null
      */
     public Pgvs3HealthIndicator(DataSource dataSource, MaintenanceScheduler maintenance, QueueStatsSampler stats,
-            Pgvs3Properties.Health settings) {
+            Pgvs3HealthProperties settings) {
         this.dataSource = dataSource;
         this.maintenance = maintenance;
         this.stats = stats;
@@ -127,7 +133,7 @@ public class Pgvs3HealthIndicator implements HealthIndicator {
         long start = System.nanoTime();
         try (Connection connection = dataSource.getConnection()) {
             String version;
-            try (PreparedStatement statement = connection.prepareStatement("SHOW server_version");
+            try (PreparedStatement statement = connection.prepareStatement(SERVER_VERSION_SQL);
                     ResultSet rs = statement.executeQuery()) {
                 rs.next();
                 version = rs.getString(1);

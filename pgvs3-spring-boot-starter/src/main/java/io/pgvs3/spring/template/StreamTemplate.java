@@ -1,4 +1,4 @@
-package io.pgvs3.spring.core;
+package io.pgvs3.spring.template;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +9,7 @@ import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.stream.AppendResult;
 import io.pgvs3.core.stream.NewStreamMessage;
 import io.pgvs3.core.stream.StreamStore;
+import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
