@@ -78,14 +78,7 @@ public class StreamDelivery {
      * of at most {@code max}, in sequence order; acking one moves the consumer past exactly its messages.
      */
     public StreamBatch receive(String queue, String consumer, String member, int max) {
-        QueueName name = QueueName.of(queue);
-        requireReceiver(consumer, member, max);
-        if (allocatesApart(member)) {
-            return allocateAndRead(name, consumer, member, max, null);
-        }
-        String sql = RECEIVE.in(name.schema());
-        ResultSetExtractor<StreamBatch> extractor = StreamDelivery::batch;
-        return calls.existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
+        return receive(queue, null, consumer, member, max);
     }
 
     /**
@@ -110,14 +103,23 @@ public class StreamDelivery {
      * either part fails, neither happened. A batch of another consumer is {@code invalid_request}.
      */
     public StreamBatch ackAndReceive(String queue, long batchId, String consumer, String member, int max) {
+        return receive(queue, batchId, consumer, member, max);
+    }
+
+    /** {@link #receive}, after the ack of {@code ackBatchId} in the same call when it is not null. */
+    private StreamBatch receive(String queue, Long ackBatchId, String consumer, String member, int max) {
         QueueName name = QueueName.of(queue);
         requireReceiver(consumer, member, max);
         if (allocatesApart(member)) {
-            return allocateAndRead(name, consumer, member, max, batchId);
+            return allocateAndRead(name, consumer, member, max, ackBatchId);
+        }
+        ResultSetExtractor<StreamBatch> extractor = StreamDelivery::batch;
+        if (ackBatchId == null) {
+            String sql = RECEIVE.in(name.schema());
+            return calls.existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
         }
         String sql = ACK_RECEIVE.in(name.schema());
-        ResultSetExtractor<StreamBatch> extractor = StreamDelivery::batch;
-        return calls.existing(name, () -> jdbc.query(sql, extractor, batchId, consumer, member, max));
+        return calls.existing(name, () -> jdbc.query(sql, extractor, ackBatchId, consumer, member, max));
     }
 
     /**

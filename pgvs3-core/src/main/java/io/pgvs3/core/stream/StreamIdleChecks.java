@@ -1,5 +1,7 @@
 package io.pgvs3.core.stream;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -9,6 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.sql.QueueStatement;
@@ -90,26 +95,10 @@ public class StreamIdleChecks {
             }
         }
         Set<AppendMark> appended = new HashSet<>();
-        for (int from = 0; from < open.size(); from += PROBE_CHUNK) {
-            List<AppendMark> chunk = open.subList(from, Math.min(open.size(), from + PROBE_CHUNK));
-            StringJoiner sql = new StringJoiner(UNION_ALL);
-            List<Object> args = new ArrayList<>();
-            for (int i = 0; i < chunk.size(); i++) {
-                sql.add(MARK_APPENDED.in(chunk.get(i).queue().schema(), i));
-                args.add(chunk.get(i).snapshot());
-            }
-            try {
-                jdbc.query(sql.toString(), rs -> {
-                    appended.add(chunk.get(rs.getInt(1)));
-                }, args.toArray());
-            }
-            catch (DataAccessException ex) {
-                if (!QueueCatalog.isMissingNamespace(ex)) {
-                    throw StreamCalls.translated(ex);
-                }
-                appended.addAll(chunk);
-            }
-        }
+        inChunks(open, (mark, row) -> MARK_APPENDED.in(mark.queue().schema(), row), AppendMark::snapshot,
+                (mark, rs) -> appended.add(mark),
+                // a queue dropped meanwhile counts as appended to, with the others of the chunk
+                appended::addAll);
         return appended;
     }
 
@@ -130,29 +119,51 @@ public class StreamIdleChecks {
             }
         }
         Map<ReceiveTarget, MarkedBatch> idle = new HashMap<>();
-        for (int from = 0; from < distinct.size(); from += PROBE_CHUNK) {
-            List<ReceiveTarget> chunk = distinct.subList(from, Math.min(distinct.size(), from + PROBE_CHUNK));
-            StringJoiner sql = new StringJoiner(UNION_ALL);
-            List<Object> args = new ArrayList<>();
-            for (int i = 0; i < chunk.size(); i++) {
-                sql.add(TARGET_IDLE.in(chunk.get(i).queue().schema(), i));
-                args.add(chunk.get(i).consumer());
-            }
-            try {
-                jdbc.query(sql.toString(), rs -> {
-                    ReceiveTarget target = chunk.get(rs.getInt(1));
+        inChunks(distinct, (target, row) -> TARGET_IDLE.in(target.queue().schema(), row), ReceiveTarget::consumer,
+                (target, rs) -> {
                     long tick = rs.getLong(2);
                     idle.put(target, new MarkedBatch(new StreamBatch(null, tick, tick, List.of()),
                             new AppendMark(target.queue(), rs.getString(3))));
+                },
+                // a queue dropped meanwhile: its receive answers for itself, and so do the others of the chunk
+                chunk -> {
+                });
+        return idle;
+    }
+
+    /**
+     * Runs one statement per chunk of up to {@value #PROBE_CHUNK} items: the {@code UNION ALL} of each item's part
+     * (which answers the item's row number first) with its one argument; {@code found} takes each row with its item.
+     * A chunk whose statement fails because a queue was dropped goes to {@code dropped}.
+     */
+    private <T> void inChunks(List<T> items, BiFunction<T, Integer, String> part, Function<T, Object> argument,
+            RowOfItem<T> found, Consumer<List<T>> dropped) {
+        for (int from = 0; from < items.size(); from += PROBE_CHUNK) {
+            List<T> chunk = items.subList(from, Math.min(items.size(), from + PROBE_CHUNK));
+            StringJoiner sql = new StringJoiner(UNION_ALL);
+            List<Object> args = new ArrayList<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                sql.add(part.apply(chunk.get(i), i));
+                args.add(argument.apply(chunk.get(i)));
+            }
+            try {
+                jdbc.query(sql.toString(), rs -> {
+                    found.accept(chunk.get(rs.getInt(1)), rs);
                 }, args.toArray());
             }
             catch (DataAccessException ex) {
                 if (!QueueCatalog.isMissingNamespace(ex)) {
                     throw StreamCalls.translated(ex);
                 }
-                // a queue dropped meanwhile: its receive answers for itself, and so do the others of the chunk
+                dropped.accept(chunk);
             }
         }
-        return idle;
+    }
+
+    /** A row of a chunk's statement, with the item it answers for. */
+    @FunctionalInterface
+    private interface RowOfItem<T> {
+
+        void accept(T item, ResultSet rs) throws SQLException;
     }
 }
