@@ -61,15 +61,15 @@ class StreamAppendedSinceTest extends StreamTestSupport {
     @Test
     void manyQueuesAreCheckedTogetherAndADroppedQueueCountsAsAppendedTo() {
         List<AppendMark> marks = new ArrayList<>();
-        for (int i = 0; i < StreamStore.PROBE_CHUNK + 20; i++) {
+        for (int i = 0; i < StreamIdleChecks.PROBE_CHUNK + 20; i++) {
             String queue = "since-many-" + i;
             streams.subscribe(queue, "c", null);
             marks.add(streams.receiveMarked(queue, "c", null, 10).mark());
         }
         append("since-many-3", "t", "{}");
-        append("since-many-" + (StreamStore.PROBE_CHUNK + 5), "t", "{}");
+        append("since-many-" + (StreamIdleChecks.PROBE_CHUNK + 5), "t", "{}");
         assertThat(streams.appendedSince(marks)).containsExactlyInAnyOrder(marks.get(3),
-                marks.get(StreamStore.PROBE_CHUNK + 5));
+                marks.get(StreamIdleChecks.PROBE_CHUNK + 5));
 
         catalog.drop(QueueName.of("since-many-7"));
         Set<AppendMark> appended = streams.appendedSince(marks);

@@ -91,25 +91,25 @@ class StreamIdleTest extends StreamTestSupport {
     @Test
     void unknownConsumersAndMissingQueuesAreLeftToTheReceiveAndManyQueuesAreCheckedTogether() {
         List<ReceiveTarget> targets = new ArrayList<>();
-        for (int i = 0; i < StreamStore.PROBE_CHUNK + 20; i++) {
+        for (int i = 0; i < StreamIdleChecks.PROBE_CHUNK + 20; i++) {
             String queue = "idle-many-" + i;
             streams.subscribe(queue, "c", null);
             targets.add(new ReceiveTarget(QueueName.of(queue), "c", i % 2 == 0 ? null : "m"));
         }
         append("idle-many-3", "t", "{}");
-        append("idle-many-" + (StreamStore.PROBE_CHUNK + 5), "t", "{}");
+        append("idle-many-" + (StreamIdleChecks.PROBE_CHUNK + 5), "t", "{}");
         ReceiveTarget stranger = new ReceiveTarget(QueueName.of("idle-many-1"), "nobody", null);
         List<ReceiveTarget> asked = new ArrayList<>(targets);
         asked.add(stranger);
         Map<ReceiveTarget, MarkedBatch> idle = streams.idle(asked);
         assertThat(idle).hasSize(targets.size() - 2);
-        assertThat(idle).doesNotContainKeys(targets.get(3), targets.get(StreamStore.PROBE_CHUNK + 5), stranger);
+        assertThat(idle).doesNotContainKeys(targets.get(3), targets.get(StreamIdleChecks.PROBE_CHUNK + 5), stranger);
 
         catalog.drop(QueueName.of("idle-many-7"));
         // the chunk holding the dropped queue is left to the receives, the other chunk is still checked
         Map<ReceiveTarget, MarkedBatch> afterDrop = streams.idle(targets);
         assertThat(afterDrop).doesNotContainKey(targets.get(7));
-        assertThat(afterDrop).containsKey(targets.get(StreamStore.PROBE_CHUNK + 1));
+        assertThat(afterDrop).containsKey(targets.get(StreamIdleChecks.PROBE_CHUNK + 1));
     }
 
     private static MarkedBatch idleOne(ReceiveTarget target) {

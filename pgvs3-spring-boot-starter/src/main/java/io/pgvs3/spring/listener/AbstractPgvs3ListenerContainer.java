@@ -153,6 +153,12 @@ public abstract class AbstractPgvs3ListenerContainer implements Pgvs3ListenerCon
         signal.await(seen, ERROR_PAUSE.toNanos());
     }
 
+    /** What a listener threw: the checked exception a {@link ListenerExecutionFailedException} carries, if any. */
+    static Throwable unwrap(Throwable error) {
+        return error instanceof ListenerExecutionFailedException && error.getCause() != null ? error.getCause()
+                : error;
+    }
+
     protected static Thread daemon(Runnable runnable, String name) {
         Thread thread = new Thread(runnable, name);
         thread.setDaemon(true);

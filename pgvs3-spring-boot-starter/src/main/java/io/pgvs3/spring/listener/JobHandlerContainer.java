@@ -3,11 +3,8 @@ package io.pgvs3.spring.listener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,9 +14,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.pgvs3.core.job.AckResult;
 import io.pgvs3.core.job.Job;
-import io.pgvs3.core.job.JobCompletion;
 import io.pgvs3.core.job.JobError;
 import io.pgvs3.core.job.JobState;
 import io.pgvs3.core.job.JobStore;
@@ -34,14 +29,15 @@ import org.springframework.util.backoff.FixedBackOff;
  * Runs the {@code @JobHandler} methods of one queue.
  * <p>
  * One fetcher thread claims jobs while handler threads are free (plus a bounded prefetch) and handler threads run
- * them. A handler thread that finishes a job hands its acknowledgement to the container's acker thread and takes
- * the next job at once; the acker completes every acknowledgement waiting at that moment in one statement and one
- * commit, so acks share commits however fast handlers finish. A job counts as held, and its lease is renewed, until
- * its ack has committed. Heartbeats renew only leases that would otherwise run out before the next heartbeat but
- * one, so a job that finishes quickly is written twice: claimed and completed. A handler exception nacks the job
- * with the error recorded; the job's retry policy decides what happens next. On stop the fetcher stops, jobs not
- * started are released at once, running jobs get the shutdown timeout to finish, the acks of finished jobs are
- * committed, and the leases of any still running are released, so no job waits for its lease to expire.
+ * them. A handler thread that finishes a job hands its acknowledgement to the container's acker thread
+ * ({@link JobAcker}) and takes the next job at once; the acker completes every acknowledgement waiting at that moment
+ * in one statement and one commit, so acks share commits however fast handlers finish. A job counts as held, and its
+ * lease is renewed, until its ack has committed ({@link HeldJobs}). Heartbeats renew only leases that would otherwise
+ * run out before the next heartbeat but one, so a job that finishes quickly is written twice: claimed and completed.
+ * A handler exception nacks the job with the error recorded; the job's retry policy decides what happens next. On
+ * stop the fetcher stops, jobs not started are released at once, running jobs get the shutdown timeout to finish, the
+ * acks of finished jobs are committed, and the leases of any still running are released, so no job waits for its
+ * lease to expire.
  */
 public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
 
@@ -61,13 +57,12 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     private final String workerId;
 
     private volatile boolean forced;
-    private final Map<String, HeldJob> held = new ConcurrentHashMap<>();
-    private BlockingQueue<Completion> completions;
+    private final HeldJobs held;
     private Semaphore permits;
     private ThreadPoolExecutor workers;
     private ScheduledExecutorService heartbeats;
     private Thread fetcher;
-    private Thread acker;
+    private JobAcker acker;
 
     public JobHandlerContainer(String id, String queue, Map<String, JobHandlerMethodAdapter> handlers,
             int concurrency, JobContainerSettings settings, JobStore store, NotificationHub notifications,
@@ -95,6 +90,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         this.store = store;
         this.metrics = metrics;
         this.workerId = workerId;
+        this.held = new HeldJobs(id, workerId, settings, store);
     }
 
     @Override
@@ -135,10 +131,8 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                 new LinkedBlockingQueue<>(), runnable -> daemon(runnable, "pgvs3-" + id + "-" + workerNumber.getAndIncrement()));
         heartbeats = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable, "pgvs3-" + id + "-heartbeat"));
         long interval = settings.heartbeatInterval().toMillis();
-        heartbeats.scheduleWithFixedDelay(this::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
-        BlockingQueue<Completion> pendingAcks = new LinkedBlockingQueue<>();
-        completions = pendingAcks;
-        acker = daemon(() -> acknowledgeCompleted(pendingAcks), "pgvs3-" + id + "-acker");
+        heartbeats.scheduleWithFixedDelay(held::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
+        acker = new JobAcker(id, queue, workerId, store, metrics, this::finished);
         acker.start();
         fetcher = daemon(this::fetch, "pgvs3-" + id + "-fetcher");
         fetcher.start();
@@ -165,11 +159,10 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                         id);
             }
         }
-        completions.add(Completion.END);
-        joinUntil(acker, Math.max(deadlineNanos, System.nanoTime() + TimeUnit.SECONDS.toNanos(5)));
+        acker.stop(Math.max(deadlineNanos, System.nanoTime() + TimeUnit.SECONDS.toNanos(5)));
         heartbeats.shutdownNow();
-        for (HeldJob job : List.copyOf(held.values())) {
-            release(job.job());
+        for (Job job : held.jobs()) {
+            release(job);
         }
     }
 
@@ -211,7 +204,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                 }
                 permits.release(count - jobs.size());
                 for (Job job : jobs) {
-                    held.put(job.id(), new HeldJob(job, leasedAt));
+                    held.hold(job, leasedAt);
                     workers.execute(new JobTask(job));
                 }
                 if (jobs.isEmpty()) {
@@ -237,7 +230,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
             }
             String result = handler.invoke(job, new JobContext(job, workerId));
             metrics.handled("job", job.type(), queue, Duration.ofNanos(System.nanoTime() - start), true);
-            acknowledge(job, result);
+            acker.acknowledge(job, result);
         }
         catch (RuntimeException | Error ex) {
             metrics.handled("job", job.type(), queue, Duration.ofNanos(System.nanoTime() - start), false);
@@ -253,7 +246,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
      * policy decides when) or not (discarded, or dead-lettered as its policy says). Logs one line per failure.
      */
     private void fail(Job job, Throwable thrown) {
-        Throwable error = StreamListenerContainer.unwrap(thrown);
+        Throwable error = unwrap(thrown);
         DeliveryFailure delivery = new DeliveryFailure(DeliveryFailure.Kind.JOB, id, queue, job.type(), job.id(),
                 job.attempt(), job.maxAttempts(), error, job);
         FailureAction action;
@@ -316,63 +309,8 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                 "{\"error_class\":\"" + error.getClass().getName() + "\"}");
     }
 
-    private void acknowledge(Job job, String result) {
-        completions.add(new Completion(job, result));
-    }
-
-    /** The acker thread: completes the acks waiting at each moment together, until the end marker. */
-    private void acknowledgeCompleted(BlockingQueue<Completion> pendingAcks) {
-        int maxBatch = store.settings().maxAckBatch();
-        List<Completion> batch = new ArrayList<>();
-        boolean ended = false;
-        while (!ended) {
-            try {
-                batch.add(pendingAcks.take());
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            pendingAcks.drainTo(batch, maxBatch - 1);
-            ended = batch.remove(Completion.END);
-            if (!batch.isEmpty()) {
-                commit(batch);
-            }
-            batch.clear();
-        }
-    }
-
-    private void commit(List<Completion> batch) {
-        List<JobCompletion> acks = batch.stream()
-                .map(completion -> new JobCompletion(completion.job().id(), workerId, completion.result()))
-                .toList();
-        try {
-            List<AckResult> results = store.ackAll(queue, acks);
-            Map<String, Integer> completedByType = new HashMap<>();
-            for (int i = 0; i < batch.size(); i++) {
-                Job job = batch.get(i).job();
-                if (results.get(i).acknowledged()) {
-                    completedByType.merge(job.type(), 1, Integer::sum);
-                }
-                else {
-                    log.warn("Could not acknowledge job {}: it is {}", job.id(), results.get(i).job() == null
-                            ? "gone" : results.get(i).job().state().wireValue() + " under another lease or state");
-                }
-            }
-            completedByType.forEach((type, count) -> metrics.jobsFinished(queue, type, "completed", count));
-        }
-        catch (RuntimeException ex) {
-            log.warn("Could not acknowledge {} jobs of {}: {}", batch.size(), id, ex.toString());
-        }
-        finally {
-            for (Completion completion : batch) {
-                finished(completion.job());
-            }
-        }
-    }
-
     private void finished(Job job) {
-        if (held.remove(job.id()) != null) {
+        if (held.remove(job)) {
             permits.release();
         }
     }
@@ -388,40 +326,6 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         finally {
             finished(job);
         }
-    }
-
-    /**
-     * Renews the leases that would run out before the heartbeat after next; younger ones are left alone, so a job
-     * that finishes within a few heartbeat intervals costs no lease write.
-     */
-    private void heartbeat() {
-        long now = System.nanoTime();
-        long renewAfter = settings.visibilityTimeout().minus(settings.heartbeatInterval().multipliedBy(2)).toNanos();
-        List<String> ids = held.values().stream()
-                .filter(job -> now - job.leasedAt() >= renewAfter)
-                .map(job -> job.job().id())
-                .toList();
-        if (ids.isEmpty()) {
-            return;
-        }
-        try {
-            for (String extended : store.heartbeat(workerId, ids, settings.visibilityTimeout()).extendedJobIds()) {
-                held.computeIfPresent(extended, (key, job) -> new HeldJob(job.job(), now));
-            }
-        }
-        catch (RuntimeException ex) {
-            log.warn("Heartbeat of {} jobs in {} failed: {}", ids.size(), id, ex.toString());
-        }
-    }
-
-    /** A job leased to this container, with when its lease was last taken or renewed ({@link System#nanoTime()}). */
-    private record HeldJob(Job job, long leasedAt) {
-    }
-
-    /** A finished job waiting for its ack to commit; {@link #END} tells the acker to stop once it got here. */
-    private record Completion(Job job, String result) {
-
-        static final Completion END = new Completion(null, null);
     }
 
     private final class JobTask implements Runnable {

@@ -8,18 +8,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.pgvs3.core.catalog.QueueName;
@@ -62,7 +54,7 @@ public class StreamLongPoll implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(StreamLongPoll.class);
 
-    /** Which marks of a batch have had events appended to their queue since (see {@code StreamStore#appendedSince}). */
+    /** Which marks of a batch have had events appended to their queue since (see {@code StreamIdleChecks#appendedSince}). */
     @FunctionalInterface
     public interface AppendProbe {
 
@@ -71,7 +63,7 @@ public class StreamLongPoll implements AutoCloseable {
 
     /**
      * Which targets certainly have nothing to receive now, each with the empty batch a receive would answer and its
-     * mark (see {@code StreamStore#idle}); the others receive.
+     * mark (see {@code StreamIdleChecks#idle}); the others receive.
      */
     @FunctionalInterface
     public interface IdleProbe {
@@ -85,18 +77,14 @@ public class StreamLongPoll implements AutoCloseable {
     private final NotificationHub hub;
     private final AppendProbe probe;
     private final IdleProbe idleProbe;
-    private final int checkers;
-    private final ExecutorService workers;
+    private final LongPollWorkers workers;
     private final ScheduledExecutorService timer;
-    private final Map<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
+    private final Map<String, Set<LongPollWaiter>> waiters = new ConcurrentHashMap<>();
     private final Map<String, NotificationHub.Registration> registrations = new ConcurrentHashMap<>();
     /** Waiters to check with the next probe; one probe runs at a time and takes all that wait. */
-    private final Set<Waiter> toProbe = ConcurrentHashMap.newKeySet();
-    private final AtomicBoolean probing = new AtomicBoolean();
-    private final AtomicLong sequence = new AtomicLong();
+    private final WaiterBatcher<LongPollWaiter> toProbe;
     /** Waiters whose first look is an idle check, in arrival order; a few checkers take them in chunks. */
-    private final ConcurrentLinkedQueue<Waiter> toCheck = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger activeCheckers = new AtomicInteger();
+    private final WaiterBatcher<LongPollWaiter> toCheck;
     /**
      * Queues a receive of this application has run on: their functions are compiled on some pooled connections
      * already, and a receive there (about a millisecond) costs less than the check, which is planned on every call.
@@ -112,13 +100,12 @@ public class StreamLongPoll implements AutoCloseable {
         this.hub = hub;
         this.probe = probe;
         this.idleProbe = idleProbe;
+        this.workers = new LongPollWorkers(workerThreads);
+        this.toProbe = new WaiterBatcher<>(1, Integer.MAX_VALUE, body -> workers.submit(false, body), this::probe);
         // half the workers at most, so that wake-ups and deadlines find a free one while a burst is checked
-        this.checkers = Math.max(1, workerThreads / 2);
-        // waiters already under way (woken, at their deadline, probes) go before first attempts still queued: an
-        // append's wake-up or a deadline does not wait for hundreds of receives that just arrived
-        this.workers = new ThreadPoolExecutor(workerThreads, workerThreads, 0, TimeUnit.MILLISECONDS,
-                new PriorityBlockingQueue<>(), daemon("pgvs3-long-poll-"));
-        this.timer = Executors.newSingleThreadScheduledExecutor(daemon("pgvs3-long-poll-timer-"));
+        this.toCheck = new WaiterBatcher<>(Math.max(1, workerThreads / 2), CHECK_CHUNK,
+                body -> workers.submit(true, body), this::check);
+        this.timer = Executors.newSingleThreadScheduledExecutor(LongPollWorkers.daemon("pgvs3-long-poll-timer-"));
         long poll = FALLBACK_POLL.toMillis();
         timer.scheduleWithFixedDelay(this::pollWhileDisconnected, poll, poll, TimeUnit.MILLISECONDS);
     }
@@ -143,7 +130,7 @@ public class StreamLongPoll implements AutoCloseable {
     private CompletableFuture<StreamBatch> receive(QueueName queue, ReceiveTarget target, Duration wait,
             Supplier<MarkedBatch> attempt) {
         String channel = NotificationHub.channelFor(queue);
-        Waiter waiter = new Waiter(queue.value(), channel, target, attempt);
+        LongPollWaiter waiter = new LongPollWaiter(queue.value(), channel, target, attempt);
         boolean check = target != null && idleProbe != null && !received.contains(queue.value());
         if (check) {
             // the check holds the waiter as an attempt would: a deadline or wake-up meanwhile is taken up after it
@@ -160,7 +147,6 @@ public class StreamLongPoll implements AutoCloseable {
         }, wait.toMillis(), TimeUnit.MILLISECONDS);
         if (check) {
             toCheck.add(waiter);
-            startCheckers();
         }
         else {
             wake(waiter, false);
@@ -196,24 +182,22 @@ public class StreamLongPoll implements AutoCloseable {
     }
 
     private void wakeAll(String queue) {
-        Set<Waiter> set = waiters.get(queue);
+        Set<LongPollWaiter> set = waiters.get(queue);
         if (set != null) {
             set.forEach(waiter -> wake(waiter, true));
         }
     }
 
     /** Schedules an attempt; {@code notified}: something may have changed (not merely the deadline passed). */
-    private void wake(Waiter waiter, boolean notified) {
+    private void wake(LongPollWaiter waiter, boolean notified) {
         if (notified) {
             waiter.notified.set(true);
         }
         waiter.pending.set(true);
-        if (!waiter.result.isDone() && waiter.running.compareAndSet(false, true)) {
-            submit(waiter.lastEmpty == null, () -> run(waiter));
-        }
+        tryStart(waiter);
     }
 
-    private void run(Waiter waiter) {
+    private void run(LongPollWaiter waiter) {
         do {
             while (waiter.pending.getAndSet(false) && !waiter.result.isDone()) {
                 step(waiter);
@@ -223,7 +207,7 @@ public class StreamLongPoll implements AutoCloseable {
         while (waiter.pending.get() && !waiter.result.isDone() && waiter.running.compareAndSet(false, true));
     }
 
-    private void step(Waiter waiter) {
+    private void step(LongPollWaiter waiter) {
         boolean last = waiter.expired;
         boolean notified = waiter.notified.getAndSet(false);
         boolean listening = hub.isListening(waiter.channel);
@@ -237,7 +221,7 @@ public class StreamLongPoll implements AutoCloseable {
         AppendMark mark = waiter.mark;
         if (listening && waiter.emptyWhileListening == null && mark != null) {
             // the last attempt looked before the LISTEN ran: whether it missed anything is checked with others'
-            requestProbe(waiter);
+            toProbe.add(waiter);
             return;
         }
         try {
@@ -248,15 +232,13 @@ public class StreamLongPoll implements AutoCloseable {
                 complete(waiter, batch);
             }
             else {
-                waiter.lastEmpty = batch;
-                waiter.mark = attempt.mark();
-                waiter.emptyWhileListening = listening ? batch : null;
+                waiter.foundNothing(batch, attempt.mark(), listening);
             }
         }
         catch (RuntimeException ex) {
             synchronized (registrations) {
                 finish(waiter);
-                Set<Waiter> set = waiters.get(waiter.queue);
+                Set<LongPollWaiter> set = waiters.get(waiter.queue);
                 if (set != null && set.isEmpty()) {
                     // a receive that failed (on a queue that does not exist, say) leaves no LISTEN behind
                     forget(QueueName.of(waiter.queue));
@@ -266,49 +248,16 @@ public class StreamLongPoll implements AutoCloseable {
         }
     }
 
-    private void startCheckers() {
-        int active = activeCheckers.get();
-        while (active < checkers && !toCheck.isEmpty()) {
-            if (activeCheckers.compareAndSet(active, active + 1)) {
-                submit(true, this::checkAll);
-                return;
-            }
-            active = activeCheckers.get();
-        }
-    }
-
-    private void checkAll() {
-        try {
-            List<Waiter> batch = new ArrayList<>();
-            Waiter next;
-            do {
-                batch.clear();
-                while (batch.size() < CHECK_CHUNK && (next = toCheck.poll()) != null) {
-                    batch.add(next);
-                }
-                if (!batch.isEmpty()) {
-                    check(batch);
-                }
-            }
-            while (!batch.isEmpty());
-        }
-        finally {
-            activeCheckers.decrementAndGet();
-            // a waiter queued just as this checker found none left
-            startCheckers();
-        }
-    }
-
     /**
      * The first look of waiters that hold their {@code running} flag: the idle ones wait from the check's mark as
      * from an empty attempt's (it was taken after their channel was registered, so what it does not show is
      * notified once LISTENed to, or found by a probe); the others receive.
      */
-    private void check(List<Waiter> batch) {
+    private void check(List<LongPollWaiter> batch) {
         List<ReceiveTarget> targets = new ArrayList<>(batch.size());
         boolean[] listening = new boolean[batch.size()];
         for (int i = 0; i < batch.size(); i++) {
-            Waiter waiter = batch.get(i);
+            LongPollWaiter waiter = batch.get(i);
             targets.add(waiter.target);
             // the check's snapshot follows: what notified the waiter so far (the wake-up once its LISTEN ran, say)
             // has committed before it, and only what notifies from now on calls for a receive
@@ -327,50 +276,29 @@ public class StreamLongPoll implements AutoCloseable {
             idle = Map.of();
         }
         for (int i = 0; i < batch.size(); i++) {
-            Waiter waiter = batch.get(i);
+            LongPollWaiter waiter = batch.get(i);
             MarkedBatch found = idle.get(waiter.target);
             if (found != null) {
-                waiter.lastEmpty = found.batch();
-                waiter.mark = found.mark();
-                waiter.emptyWhileListening = listening[i] ? found.batch() : null;
+                waiter.foundNothing(found.batch(), found.mark(), listening[i]);
             }
             if (found == null || waiter.expired) {
                 waiter.pending.set(true);
             }
             waiter.running.set(false);
-            if (waiter.pending.get() && !waiter.result.isDone() && waiter.running.compareAndSet(false, true)) {
-                submit(waiter.lastEmpty == null, () -> run(waiter));
+            if (waiter.pending.get()) {
+                tryStart(waiter);
             }
         }
-    }
-
-    private void requestProbe(Waiter waiter) {
-        toProbe.add(waiter);
-        if (probing.compareAndSet(false, true)) {
-            submit(false, this::probeAll);
-        }
-    }
-
-    private void probeAll() {
-        do {
-            while (!toProbe.isEmpty()) {
-                List<Waiter> batch = new ArrayList<>(toProbe);
-                toProbe.removeAll(batch);
-                probe(batch);
-            }
-            probing.set(false);
-        }
-        while (!toProbe.isEmpty() && probing.compareAndSet(false, true));
     }
 
     /**
      * Checks waiters whose last attempt looked before their channel was LISTENed to: one whose queue was appended to
      * since tries again; the others now know they missed nothing, and answer at their deadline without asking.
      */
-    private void probe(List<Waiter> batch) {
-        List<Waiter> checked = new ArrayList<>();
+    private void probe(List<LongPollWaiter> batch) {
+        List<LongPollWaiter> checked = new ArrayList<>();
         List<AppendMark> marks = new ArrayList<>();
-        for (Waiter waiter : batch) {
+        for (LongPollWaiter waiter : batch) {
             AppendMark mark = waiter.mark;
             if (waiter.result.isDone()) {
                 continue;
@@ -397,7 +325,7 @@ public class StreamLongPoll implements AutoCloseable {
             appended = Set.copyOf(marks);
         }
         for (int i = 0; i < checked.size(); i++) {
-            Waiter waiter = checked.get(i);
+            LongPollWaiter waiter = checked.get(i);
             AppendMark mark = marks.get(i);
             if (waiter.mark != mark) {
                 continue;
@@ -416,75 +344,27 @@ public class StreamLongPoll implements AutoCloseable {
         }
     }
 
-    private void complete(Waiter waiter, StreamBatch batch) {
+    private void complete(LongPollWaiter waiter, StreamBatch batch) {
         finish(waiter);
         waiter.result.complete(batch);
     }
 
-    private void finish(Waiter waiter) {
+    private void finish(LongPollWaiter waiter) {
         ScheduledFuture<?> timeout = waiter.timeout;
         if (timeout != null) {
             timeout.cancel(false);
         }
         toProbe.remove(waiter);
-        Set<Waiter> set = waiters.get(waiter.queue);
+        Set<LongPollWaiter> set = waiters.get(waiter.queue);
         if (set != null) {
             set.remove(waiter);
         }
     }
 
-    private void submit(boolean first, Runnable body) {
-        workers.execute(new Task(first ? 1 : 0, sequence.incrementAndGet(), body));
-    }
-
-    private static ThreadFactory daemon(String prefix) {
-        AtomicInteger counter = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + counter.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
-    /** A unit of work of the pool: by priority (0 before 1), then in the order submitted. */
-    private record Task(int priority, long sequence, Runnable body) implements Runnable, Comparable<Task> {
-
-        @Override
-        public void run() {
-            body.run();
-        }
-
-        @Override
-        public int compareTo(Task other) {
-            int byPriority = Integer.compare(priority, other.priority);
-            return byPriority != 0 ? byPriority : Long.compare(sequence, other.sequence);
-        }
-    }
-
-    private static final class Waiter {
-
-        final String queue;
-        final String channel;
-        /** Who receives, for the idle check; null when the first look is an attempt. */
-        final ReceiveTarget target;
-        final Supplier<MarkedBatch> attempt;
-        final CompletableFuture<StreamBatch> result = new CompletableFuture<>();
-        final AtomicBoolean running = new AtomicBoolean();
-        final AtomicBoolean pending = new AtomicBoolean();
-        volatile boolean expired;
-        final AtomicBoolean notified = new AtomicBoolean();
-        /** The last attempt's empty result, once nothing can have been missed since it while LISTENing, else null. */
-        volatile StreamBatch emptyWhileListening;
-        /** The last attempt's empty result and the mark it looked from; null before the first attempt. */
-        volatile StreamBatch lastEmpty;
-        volatile AppendMark mark;
-        volatile ScheduledFuture<?> timeout;
-
-        Waiter(String queue, String channel, ReceiveTarget target, Supplier<MarkedBatch> attempt) {
-            this.queue = queue;
-            this.channel = channel;
-            this.target = target;
-            this.attempt = attempt;
+    /** Starts a look for the waiter unless one runs (or it is done); the first look goes after work under way. */
+    private void tryStart(LongPollWaiter waiter) {
+        if (!waiter.result.isDone() && waiter.running.compareAndSet(false, true)) {
+            workers.submit(waiter.lastEmpty == null, () -> run(waiter));
         }
     }
 }

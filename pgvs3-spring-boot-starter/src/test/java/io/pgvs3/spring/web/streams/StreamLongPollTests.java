@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -48,11 +49,14 @@ class StreamLongPollTests {
     static HikariDataSource dataSource;
     static JdbcTemplate jdbc;
 
+    static StreamStore streams;
+
     @BeforeAll
     static void database() {
         dataSource = TestPostgres.get().newDatabase().newDataSource(4);
         new CatalogMigrator(dataSource).migrate();
         jdbc = new JdbcTemplate(dataSource);
+        streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
     }
 
     @AfterAll
@@ -113,13 +117,7 @@ class StreamLongPollTests {
             AtomicBoolean appended = new AtomicBoolean();
             Attempts attempts = new Attempts(() -> appended.get() ? batch(9L) : empty());
 
-            hub.listen(channel, () -> {
-            });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!hub.isListening(channel) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertThat(hub.isListening(channel)).isTrue();
+            listening(hub, channel);
 
             // nothing happens: the first attempt runs while the channel is LISTENed to, then the empty answer at
             // the deadline, without asking again
@@ -134,10 +132,7 @@ class StreamLongPollTests {
             // the notification of an append wakes a waiter
             attempts.reset();
             CompletableFuture<StreamBatch> waiting = longPoll.receive(queue, Duration.ofSeconds(20), attempts);
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (attempts.count() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            waitWhile(() -> attempts.count() == 0);
             Thread.sleep(300);
             assertThat(waiting).isNotDone();
             assertThat(attempts.count()).isEqualTo(1);
@@ -158,21 +153,14 @@ class StreamLongPollTests {
                 StreamLongPoll longPoll = new StreamLongPoll(hub, probes, 1)) {
             QueueName woken = QueueName.of("lp-first-in-line");
             String channel = NotificationHub.channelFor(woken);
-            hub.listen(channel, () -> {
-            });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!hub.isListening(channel) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            listening(hub, channel);
             List<String> order = new CopyOnWriteArrayList<>();
             AtomicBoolean appended = new AtomicBoolean();
             CompletableFuture<StreamBatch> waiting = longPoll.receive(woken, Duration.ofSeconds(20), () -> {
                 order.add("woken");
                 return marked(appended.get() ? batch(5L) : empty());
             });
-            while (order.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            waitWhile(() -> order.isEmpty());
             // the only worker is busy with one first attempt, three more wait behind it
             CountDownLatch release = new CountDownLatch(1);
             longPoll.receive(QueueName.of("lp-busy"), Duration.ofSeconds(20), () -> {
@@ -191,18 +179,13 @@ class StreamLongPollTests {
                     return marked(batch(2L));
                 });
             }
-            while (!order.contains("busy") && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            waitWhile(() -> !order.contains("busy"));
             appended.set(true);
             jdbc.execute("SELECT pg_notify('" + channel + "', 'stream')");
             Thread.sleep(500);
             release.countDown();
             assertThat(waiting.get(10, TimeUnit.SECONDS).batchId()).isEqualTo(5L);
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (order.size() < 6 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            waitWhile(() -> order.size() < 6);
             assertThat(order).containsExactly("woken", "busy", "woken", "queued", "queued", "queued");
         }
     }
@@ -229,9 +212,7 @@ class StreamLongPollTests {
 
     @Test
     void aRealAppendCommittedBeforeTheListenIsReceived() throws Exception {
-        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
-        String queue = "lp-real";
-        streams.subscribe(queue, "c", null);
+        String queue = subscribed("lp-real");
         Gate gate = new Gate();
         Probes probes = new Probes(streams::appendedSince);
         try (NotificationHub hub = new NotificationHub(gate); StreamLongPoll longPoll = new StreamLongPoll(hub, probes, 2)) {
@@ -253,9 +234,7 @@ class StreamLongPollTests {
 
     @Test
     void anIdleFirstCheckRunsNoReceiveAndAnAppendCommittedBeforeTheListenIsStillReceived() throws Exception {
-        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
-        String queue = "lp-idle-race";
-        streams.subscribe(queue, "c", null);
+        String queue = subscribed("lp-idle-race");
         Gate gate = new Gate();
         Probes probes = new Probes(streams::appendedSince);
         // the check finds nothing, then an append commits (and notifies) before the channel is LISTENed to: its
@@ -270,10 +249,7 @@ class StreamLongPollTests {
                 StreamLongPoll longPoll = new StreamLongPoll(hub, probes, checks, 2)) {
             AtomicInteger attempts = new AtomicInteger();
             StreamBatch batch = longPoll.receive(new ReceiveTarget(QueueName.of(queue), "c", null),
-                    Duration.ofSeconds(20), () -> {
-                        attempts.incrementAndGet();
-                        return streams.receiveMarked(queue, "c", null, 10);
-                    }).get(10, TimeUnit.SECONDS);
+                    Duration.ofSeconds(20), counted(queue, attempts)).get(10, TimeUnit.SECONDS);
             assertThat(batch.messages()).hasSize(1);
             assertThat(checks.idle()).isEqualTo(1);
             assertThat(probes.marks()).isEqualTo(1);
@@ -284,27 +260,16 @@ class StreamLongPollTests {
 
     @Test
     void anIdleFirstCheckWhileListenedToWaitsForTheNotificationAndTheDeadlineWithoutAReceive() throws Exception {
-        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
-        String queue = "lp-idle-wake";
-        streams.subscribe(queue, "c", null);
+        String queue = subscribed("lp-idle-wake");
         Probes probes = new Probes(streams::appendedSince);
         Checks checks = new Checks(streams::idle);
         try (NotificationHub hub = new NotificationHub(dataSource);
                 StreamLongPoll longPoll = new StreamLongPoll(hub, probes, checks, 2)) {
             String channel = NotificationHub.channelFor(QueueName.of(queue));
-            hub.listen(channel, () -> {
-            });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!hub.isListening(channel) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertThat(hub.isListening(channel)).isTrue();
+            listening(hub, channel);
             ReceiveTarget target = new ReceiveTarget(QueueName.of(queue), "c", null);
             AtomicInteger attempts = new AtomicInteger();
-            Supplier<MarkedBatch> attempt = () -> {
-                attempts.incrementAndGet();
-                return streams.receiveMarked(queue, "c", null, 10);
-            };
+            Supplier<MarkedBatch> attempt = counted(queue, attempts);
 
             long started = System.nanoTime();
             StreamBatch quiet = longPoll.receive(target, Duration.ofMillis(1500), attempt).get(10, TimeUnit.SECONDS);
@@ -314,10 +279,7 @@ class StreamLongPollTests {
             assertThat(probes.marks()).isZero();
 
             CompletableFuture<StreamBatch> waiting = longPoll.receive(target, Duration.ofSeconds(20), attempt);
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (checks.idle() < 2 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            waitWhile(() -> checks.idle() < 2);
             Thread.sleep(200);
             assertThat(waiting).isNotDone();
             long appended = System.nanoTime();
@@ -338,9 +300,7 @@ class StreamLongPollTests {
 
     @Test
     void aCheckThatFindsSomethingToReceiveLeadsToAReceive() throws Exception {
-        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
-        String queue = "lp-check-busy";
-        streams.subscribe(queue, "c", null);
+        String queue = subscribed("lp-check-busy");
         streams.append(queue, NewStreamMessage.of("t", "{}"));
         Checks checks = new Checks(streams::idle);
         try (NotificationHub hub = new NotificationHub(dataSource);
@@ -348,10 +308,7 @@ class StreamLongPollTests {
             AtomicInteger attempts = new AtomicInteger();
             long started = System.nanoTime();
             StreamBatch batch = longPoll.receive(new ReceiveTarget(QueueName.of(queue), "c", null),
-                    Duration.ofSeconds(20), () -> {
-                        attempts.incrementAndGet();
-                        return streams.receiveMarked(queue, "c", null, 10);
-                    }).get(10, TimeUnit.SECONDS);
+                    Duration.ofSeconds(20), counted(queue, attempts)).get(10, TimeUnit.SECONDS);
             assertThat(batch.messages()).hasSize(1);
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5000);
             assertThat(checks.targets()).isEqualTo(1);
@@ -362,7 +319,6 @@ class StreamLongPollTests {
 
     @Test
     void waitersArrivingWhileACheckRunsAreCheckedTogether() throws Exception {
-        StreamStore streams = new StreamStore(jdbc, new QueueCatalog(jdbc));
         int queues = 20;
         for (int i = 0; i < queues; i++) {
             streams.subscribe("lp-together-" + i, "c", null);
@@ -388,10 +344,7 @@ class StreamLongPollTests {
             for (int i = 0; i < queues; i++) {
                 String queue = "lp-together-" + i;
                 waiting.add(longPoll.receive(new ReceiveTarget(QueueName.of(queue), "c", null),
-                        Duration.ofMillis(1500), () -> {
-                            attempts.incrementAndGet();
-                            return streams.receiveMarked(queue, "c", null, 10);
-                        }));
+                        Duration.ofMillis(1500), counted(queue, attempts)));
             }
             allArrived.countDown();
             for (CompletableFuture<StreamBatch> future : waiting) {
@@ -402,6 +355,36 @@ class StreamLongPollTests {
             assertThat(checks.targets()).isEqualTo(queues);
             assertThat(checks.idle()).isEqualTo(queues);
             assertThat(attempts.get()).isZero();
+        }
+    }
+
+    /** A queue with consumer {@code c}. */
+    private static String subscribed(String queue) {
+        streams.subscribe(queue, "c", null);
+        return queue;
+    }
+
+    /** A real receive of consumer {@code c}, counted. */
+    private static Supplier<MarkedBatch> counted(String queue, AtomicInteger attempts) {
+        return () -> {
+            attempts.incrementAndGet();
+            return streams.receiveMarked(queue, "c", null, 10);
+        };
+    }
+
+    /** Registers the channel with the hub and waits until it is LISTENed to. */
+    private static void listening(NotificationHub hub, String channel) throws InterruptedException {
+        hub.listen(channel, () -> {
+        });
+        waitWhile(() -> !hub.isListening(channel));
+        assertThat(hub.isListening(channel)).isTrue();
+    }
+
+    /** Waits while {@code condition} holds, for 10 seconds at most. */
+    private static void waitWhile(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
         }
     }
 
