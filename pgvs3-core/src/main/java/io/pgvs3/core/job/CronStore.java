@@ -40,6 +40,16 @@ public class CronStore {
     private final JsonMapper mapper = JsonMapper.builder().build();
     private final RowMapper<Cron> rowMapper = this::cron;
 
+    /** Crons whose occurrences go to {@code jobs}, their templates read as OJS job envelopes. */
+    public CronStore(JdbcTemplate jdbc, JobStore jobs) {
+        this(jdbc, JobRequests::parse, queue -> jobs);
+    }
+
+    /** As {@link #CronStore(JdbcTemplate, Function, Function)}, templates read as OJS job envelopes. */
+    public CronStore(JdbcTemplate jdbc, Function<String, JobStore> jobsByQueue) {
+        this(jdbc, JobRequests::parse, jobsByQueue);
+    }
+
     /**
      * @param templateParser turns a job template (an OJS job envelope) into a job, validating it
      */

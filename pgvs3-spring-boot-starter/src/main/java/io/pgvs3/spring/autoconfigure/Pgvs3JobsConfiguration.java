@@ -9,11 +9,13 @@ import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronMaintenanceTask;
 import io.pgvs3.core.job.CronStore;
+import io.pgvs3.core.job.JobDeadLetters;
+import io.pgvs3.core.job.JobEventLog;
 import io.pgvs3.core.job.JobMaintenanceTask;
+import io.pgvs3.core.job.JobQueues;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.JobStoreSettings;
 import io.pgvs3.core.job.WorkflowStore;
-import io.pgvs3.spring.web.jobs.JobRequests;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -22,7 +24,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Beans of the jobs view: the {@link JobStore}, the {@link CronStore}, their maintenance tasks and their part of the
+ * Beans of the jobs view: the {@link JobStore} and the job stores beside it, the {@link CronStore}, their maintenance tasks and their part of the
  * admin reset.
  */
 @Configuration(proxyBeanMethods = false)
@@ -30,12 +32,31 @@ class Pgvs3JobsConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, Pgvs3Properties properties) {
+    JobEventLog pgvs3JobEventLog(DataSource dataSource, QueueCatalog catalog) {
+        return new JobEventLog(new JdbcTemplate(dataSource), catalog);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, JobEventLog events,
+            Pgvs3Properties properties) {
         Pgvs3Properties.Jobs jobs = properties.getJobs();
         JobStoreSettings settings = new JobStoreSettings(jobs.getDefaultVisibilityTimeout(), jobs.getRetention(),
                 jobs.getDeadLetterRetention(), jobs.getEventRetention(), jobs.getMaxAckBatch(), jobs.getAckFlushers(),
                 jobs.getMaintenanceBatch());
-        return new JobStore(new JdbcTemplate(dataSource), catalog, settings);
+        return new JobStore(new JdbcTemplate(dataSource), catalog, settings, events);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobQueues pgvs3JobQueues(DataSource dataSource, QueueCatalog catalog, JobEventLog events) {
+        return new JobQueues(new JdbcTemplate(dataSource), catalog, events);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobDeadLetters pgvs3JobDeadLetters(DataSource dataSource, JobEventLog events) {
+        return new JobDeadLetters(new JdbcTemplate(dataSource), events);
     }
 
     /**
@@ -47,19 +68,20 @@ class Pgvs3JobsConfiguration {
         return () -> properties.getJobs().getEventStreams().forEach((queue, stream) -> {
             Cluster cluster = router.forQueue(queue);
             cluster.catalog().ensure(QueueName.of(queue));
-            cluster.jobs().eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
+            cluster.jobEvents().eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
         });
     }
 
     @Bean
-    JobMaintenanceTask pgvs3JobMaintenanceTask(JobStore store) {
-        return new JobMaintenanceTask(store);
+    JobMaintenanceTask pgvs3JobMaintenanceTask(DataSource dataSource, QueueCatalog catalog, JobStore store,
+            JobEventLog events) {
+        return new JobMaintenanceTask(new JdbcTemplate(dataSource), catalog, store.settings(), events);
     }
 
     @Bean
     @ConditionalOnMissingBean
     CronStore pgvs3CronStore(DataSource dataSource, ClusterRouter router) {
-        return new CronStore(new JdbcTemplate(dataSource), JobRequests::parse, queue -> router.forQueue(queue).jobs());
+        return new CronStore(new JdbcTemplate(dataSource), queue -> router.forQueue(queue).jobs());
     }
 
     @Bean
@@ -77,7 +99,7 @@ class Pgvs3JobsConfiguration {
     Resettable pgvs3JobsResettable(ClusterRouter router, CronStore crons) {
         return () -> {
             crons.deleteAll();
-            router.clusters().forEach(cluster -> cluster.jobs().deleteAll());
+            router.clusters().forEach(cluster -> cluster.jobQueues().deleteAll());
         };
     }
 }

@@ -12,6 +12,7 @@ import io.pgvs3.core.job.EnqueueOutcome;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.spring.core.Pgvs3Metrics;
 import io.pgvs3.core.job.NewJob;
+import io.pgvs3.core.job.JobRequests;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.http.HttpStatus;
