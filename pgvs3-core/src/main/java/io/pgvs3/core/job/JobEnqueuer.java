@@ -14,7 +14,6 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.notify.QueueNotifier;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -32,7 +31,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 final class JobEnqueuer {
 
     /** A queue's enqueue of JSON specs, on its schema (see {@link JobQueues#onQueue(String, QueueName)}). */
-    static final String ENQUEUE_SPECS_SQL = "SELECT e.ord, e.job::text, e.created FROM %s.enqueue(?::jsonb, ?) e";
+    static final String ENQUEUE_SPECS_SQL = "SELECT e.ord, e.job::text, e.created FROM @schema@.enqueue(?::jsonb, ?) e";
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
@@ -164,20 +163,10 @@ final class JobEnqueuer {
         spec.put("ord", ord);
         spec.put("id", id);
         spec.put("type", job.type());
-        JsonNode args = parse(job.argsJson(), "args");
-        if (!args.isArray()) {
-            throw Pgvs3Exception.invalidRequest("'args' must be an array", "args");
-        }
-        spec.set("args", args);
-        if (job.metaJson() != null) {
-            JsonNode meta = parse(job.metaJson(), "meta");
-            if (!meta.isObject()) {
-                throw Pgvs3Exception.invalidRequest("'meta' must be an object", "meta");
-            }
-            spec.set("meta", meta);
-        }
-        putObject(spec, "options", job.optionsJson());
-        putObject(spec, "extra", job.extraJson());
+        spec.set("args", JobJsonFields.args(job.argsJson(), mapper::readTree));
+        putIfPresent(spec, "meta", JobJsonFields.meta(job.metaJson(), mapper::readTree));
+        putIfPresent(spec, "options", JobJsonFields.optionalObject(job.optionsJson(), "options", mapper::readTree));
+        putIfPresent(spec, "extra", JobJsonFields.optionalObject(job.extraJson(), "extra", mapper::readTree));
         spec.put("priority", job.priority());
         spec.put("max_attempts", job.retry().maxAttempts());
         spec.set("retry", mapper.valueToTree(job.retry().toMap()));
@@ -214,24 +203,9 @@ final class JobEnqueuer {
         return spec;
     }
 
-    /** Sets an optional JSON object field of a spec; JSON null is the same as leaving it out. */
-    private void putObject(ObjectNode spec, String field, String json) {
-        JsonNode value = json == null ? null : parse(json, field);
-        if (value == null || value.isNull()) {
-            return;
-        }
-        if (!value.isObject()) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' must be an object", field);
-        }
-        spec.set(field, value);
-    }
-
-    private JsonNode parse(String json, String field) {
-        try {
-            return mapper.readTree(json);
-        }
-        catch (JacksonException ex) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
+    private static void putIfPresent(ObjectNode spec, String field, JsonNode value) {
+        if (value != null) {
+            spec.set(field, value);
         }
     }
 }

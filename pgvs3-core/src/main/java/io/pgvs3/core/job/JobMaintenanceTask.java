@@ -16,7 +16,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public class JobMaintenanceTask implements MaintenanceTask {
 
     /** One queue's pass, on its schema (see {@link JobQueues#onQueue(String, QueueName)}). */
-    static final String MAINTAIN_QUEUE_SQL = "SELECT %s.maintain(?, ?, ?)";
+    static final String MAINTAIN_QUEUE_SQL = "SELECT @schema@.maintain(?, ?, ?)";
 
     /**
      * From the head of the log in id order, up to its first event still within the retention: occurred_at has no

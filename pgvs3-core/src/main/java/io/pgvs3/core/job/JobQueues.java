@@ -17,13 +17,15 @@ public class JobQueues {
     /** Counts of the stats route stop at this many jobs per state, so a large queue costs no full count. */
     public static final int STATS_CAP = 100_000;
 
-    /** Statements on one queue's schema, completed by {@link Identifiers#quote(String)} of it. */
-    static final String PAUSE_SQL = "UPDATE %s.job_settings SET paused = ?";
+    /** Where a statement on one queue names the queue's schema (see {@link #onQueue(String, QueueName)}). */
+    static final String SCHEMA = "@schema@";
 
-    static final String RATE_LIMIT_SQL = "UPDATE %s.job_settings SET rate_limit_per_second = ?,"
+    static final String PAUSE_SQL = "UPDATE @schema@.job_settings SET paused = ?";
+
+    static final String RATE_LIMIT_SQL = "UPDATE @schema@.job_settings SET rate_limit_per_second = ?,"
             + " tokens = coalesce(?, 0), refilled_at = clock_timestamp()";
 
-    static final String STATS_SQL = "SELECT %s.stats(?)::text";
+    static final String STATS_SQL = "SELECT @schema@.stats(?)::text";
 
     static final String DELETE_ALL_SQL = "TRUNCATE s3p.job_locator, s3p.job_events, s3p.workflows, s3p.workflow_jobs";
 
@@ -83,7 +85,8 @@ public class JobQueues {
         events.eventStreams().syncTriggers();
     }
 
+    /** A statement on one queue: {@link #SCHEMA} replaced by the queue's schema, quoted. */
     static String onQueue(String sql, QueueName queue) {
-        return sql.formatted(Identifiers.quote(queue.schema()));
+        return sql.replace(SCHEMA, Identifiers.quote(queue.schema()));
     }
 }

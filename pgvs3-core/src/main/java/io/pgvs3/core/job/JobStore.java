@@ -17,8 +17,6 @@ import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -50,7 +48,7 @@ public class JobStore {
     static final String ACK_SQL = "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a";
 
     /** Acks of jobs of one queue, on its schema (see {@link JobQueues#onQueue(String, QueueName)}). */
-    static final String QUEUE_ACK_SQL = "SELECT a.ord, a.job::text, a.ok FROM %s.ack(?, ?::jsonb[], ?, ?) a";
+    static final String QUEUE_ACK_SQL = "SELECT a.ord, a.job::text, a.ok FROM @schema@.ack(?, ?::jsonb[], ?, ?) a";
 
     static final String NACK_SQL = "SELECT a.job::text, a.ok FROM s3p.job_action('nack', ?, ?, ?::jsonb, ?) a";
 
@@ -283,7 +281,7 @@ public class JobStore {
             errorJson.put("retryable", reported.retryable());
         }
         if (reported.detailsJson() != null) {
-            errorJson.set("details", parse(reported.detailsJson(), "error.details"));
+            errorJson.set("details", JobJsonFields.read(reported.detailsJson(), "error.details", mapper::readTree));
         }
         AckOutcome outcome = single(NACK_SQL, id, workerId, errorJson.toString(), requeue);
         if (outcome == null) {
@@ -369,15 +367,6 @@ public class JobStore {
 
     private AckOutcome single(String sql, Object... args) {
         return JobActions.single(jdbc, events, sql, args);
-    }
-
-    private JsonNode parse(String json, String field) {
-        try {
-            return mapper.readTree(json);
-        }
-        catch (JacksonException ex) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
-        }
     }
 
     /** The jobs of enqueue outcomes, each read from its outcome when asked for. */
