@@ -3,6 +3,9 @@ package io.pgvs3.core.job;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -28,7 +31,38 @@ public final class JobRequests {
             "started_at", "completed_at", "cancelled_at", "discarded_at", "next_attempt_at", "retry_delay_ms",
             "result", "error", "errors", "worker_id", "lease_expires_at", "dead_letter", "visibility_timeout_ms");
 
+    /** The most jobs one batch request may enqueue. */
+    public static final int MAX_BATCH = 10_000;
+
     private JobRequests() {
+    }
+
+    /**
+     * The jobs of a batch request, {@code {"jobs": [...]}}, each validated; a bad job is reported with its index,
+     * and a batch of more than {@link #MAX_BATCH} jobs is 413 {@code batch_too_large}.
+     */
+    public static List<NewJob> parseBatch(JsonNode body) {
+        body(body);
+        JsonNode jobs = body.get("jobs");
+        if (jobs == null || !jobs.isArray() || jobs.isEmpty()) {
+            throw Pgvs3Exception.invalidRequest("'jobs' must be a non-empty array of job envelopes", "jobs");
+        }
+        if (jobs.size() > MAX_BATCH) {
+            throw new Pgvs3Exception(ErrorCode.BATCH_TOO_LARGE, "a batch holds at most " + MAX_BATCH + " jobs",
+                    Map.of("max_batch", MAX_BATCH));
+        }
+        List<NewJob> parsed = new ArrayList<>(jobs.size());
+        for (int i = 0; i < jobs.size(); i++) {
+            try {
+                parsed.add(parse(jobs.get(i)));
+            }
+            catch (Pgvs3Exception ex) {
+                Map<String, Object> details = new LinkedHashMap<>(ex.details());
+                details.put("index", i);
+                throw new Pgvs3Exception(ex.code(), "jobs[" + i + "]: " + ex.getMessage(), details);
+            }
+        }
+        return parsed;
     }
 
     public static NewJob parse(JsonNode body) {

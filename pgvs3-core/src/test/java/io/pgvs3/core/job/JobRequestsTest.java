@@ -105,6 +105,27 @@ class JobRequestsTest {
                 ErrorCode.INVALID_REQUEST, "options.unique.period", null);
     }
 
+    @Test
+    void aBatchNamesItsBadJobByIndexAndHasALimit() {
+        assertThat(JobRequests.parseBatch(json("{\"jobs\": [{\"type\": \"a\", \"args\": []}, {\"type\": \"b\","
+                + " \"args\": [1]}]}"))).extracting(NewJob::type).containsExactly("a", "b");
+
+        assertThatThrownBy(() -> JobRequests.parseBatch(json("{\"jobs\": [{\"type\": \"a\", \"args\": []},"
+                + " {\"type\": \"b\"}]}"))).isInstanceOfSatisfying(Pgvs3Exception.class, ex -> {
+                    assertThat(ex.getMessage()).isEqualTo("jobs[1]: 'args' is required and must be an array, not missing");
+                    assertThat(ex.details()).containsEntry("index", 1).containsEntry("field", "args");
+                });
+        assertThatThrownBy(() -> JobRequests.parseBatch(json("{\"jobs\": []}")))
+                .isInstanceOfSatisfying(Pgvs3Exception.class, ex -> assertThat(ex.details()).containsEntry("field", "jobs"));
+        StringBuilder tooMany = new StringBuilder("{\"jobs\": [");
+        for (int i = 0; i <= JobRequests.MAX_BATCH; i++) {
+            tooMany.append(i == 0 ? "" : ",").append("{}");
+        }
+        assertThatThrownBy(() -> JobRequests.parseBatch(json(tooMany.append("]}").toString())))
+                .isInstanceOfSatisfying(Pgvs3Exception.class,
+                        ex -> assertThat(ex.code()).isEqualTo(ErrorCode.BATCH_TOO_LARGE));
+    }
+
     private static void assertInvalid(String body, ErrorCode code, String field, String message) {
         JsonNode node = body == null ? null : json(body);
         assertThatThrownBy(() -> JobRequests.parse(node)).isInstanceOfSatisfying(Pgvs3Exception.class, ex -> {

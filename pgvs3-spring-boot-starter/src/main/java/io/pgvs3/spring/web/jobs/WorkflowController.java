@@ -10,11 +10,11 @@ import java.util.Map;
 import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.job.JobRequests;
 import io.pgvs3.core.job.NewJob;
 import io.pgvs3.core.job.WorkflowStore;
 import io.pgvs3.core.json.JsonFields;
 import io.pgvs3.spring.web.Pagination;
-import io.pgvs3.core.job.JobRequests;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
