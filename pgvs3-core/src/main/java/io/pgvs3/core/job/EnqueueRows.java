@@ -20,7 +20,6 @@ import java.util.UUID;
 import java.util.function.Function;
 
 import io.pgvs3.core.catalog.QueueName;
-import io.pgvs3.core.error.Pgvs3Exception;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;

@@ -11,7 +11,6 @@ import java.util.Set;
 import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
-import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.notify.QueueNotifier;
 import tools.jackson.databind.JsonNode;
