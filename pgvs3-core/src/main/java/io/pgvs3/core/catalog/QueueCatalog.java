@@ -8,6 +8,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import io.pgvs3.core.error.SqlErrors;
+
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -25,9 +27,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public class QueueCatalog {
 
     private static final int DROP_ATTEMPTS = 5;
-    private static final String UNDEFINED_TABLE = "42P01";
-    private static final String UNDEFINED_FUNCTION = "42883";
-    private static final String INVALID_SCHEMA_NAME = "3F000";
 
     private static final RowMapper<QueueSummary> SUMMARY = (rs, row) -> new QueueSummary(
             rs.getString("name"), rs.getString("schema_name"), rs.getTimestamp("created_at").toInstant());
@@ -172,14 +171,7 @@ public class QueueCatalog {
 
     /** Whether a failure means the queue's schema, table or function does not exist. */
     public static boolean isMissingNamespace(Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof java.sql.SQLException sql) {
-                String state = sql.getSQLState();
-                return UNDEFINED_TABLE.equals(state) || UNDEFINED_FUNCTION.equals(state)
-                        || INVALID_SCHEMA_NAME.equals(state);
-            }
-        }
-        return false;
+        return SqlErrors.isMissingNamespace(ex);
     }
 
 }

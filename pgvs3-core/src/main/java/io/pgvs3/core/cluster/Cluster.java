@@ -7,6 +7,9 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.job.JobDeadLetters;
+import io.pgvs3.core.job.JobEventLog;
+import io.pgvs3.core.job.JobQueues;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
@@ -21,12 +24,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * @param name          the cluster's name in the configuration ({@code default} for the application's)
  * @param dataSource    its connection pool
  * @param catalog       its queue catalog
- * @param jobs          its job store
+ * @param jobs          its job store (the job lifecycle)
+ * @param jobQueues     the administration of its job queues
+ * @param deadLetters   its dead-lettered jobs
+ * @param jobEvents     its job event log
  * @param streams       its stream store
  * @param notifications its LISTEN connection
  */
-public record Cluster(String name, DataSource dataSource, QueueCatalog catalog, JobStore jobs, StreamStore streams,
-        NotificationHub notifications) {
+public record Cluster(String name, DataSource dataSource, QueueCatalog catalog, JobStore jobs, JobQueues jobQueues,
+        JobDeadLetters deadLetters, JobEventLog jobEvents, StreamStore streams, NotificationHub notifications) {
 
     public static final String DEFAULT = "default";
 
@@ -38,8 +44,19 @@ public record Cluster(String name, DataSource dataSource, QueueCatalog catalog, 
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(catalog, "catalog");
         Objects.requireNonNull(jobs, "jobs");
+        Objects.requireNonNull(jobQueues, "jobQueues");
+        Objects.requireNonNull(deadLetters, "deadLetters");
+        Objects.requireNonNull(jobEvents, "jobEvents");
         Objects.requireNonNull(streams, "streams");
         Objects.requireNonNull(notifications, "notifications");
+    }
+
+    /** A cluster whose job queues, dead letters and event log are those of {@code jobs}' database and event log. */
+    public Cluster(String name, DataSource dataSource, QueueCatalog catalog, JobStore jobs, StreamStore streams,
+            NotificationHub notifications) {
+        this(name, dataSource, catalog, jobs, new JobQueues(new JdbcTemplate(dataSource), catalog, jobs.eventLog()),
+                new JobDeadLetters(new JdbcTemplate(dataSource), jobs.eventLog()), jobs.eventLog(), streams,
+                notifications);
     }
 
     public boolean isDefault() {

@@ -77,11 +77,11 @@ public class ClusterJobs {
      */
     public List<Job> deadLetter(String queue, int limit, int offset) {
         if (queue != null || router.isSingle()) {
-            return router.forQueue(queue).jobs().deadLetter(queue, limit, offset);
+            return router.forQueue(queue).deadLetters().list(queue, limit, offset);
         }
         List<Job> merged = new ArrayList<>();
         for (Cluster cluster : router.clusters()) {
-            merged.addAll(cluster.jobs().deadLetter(null, offset + limit, 0));
+            merged.addAll(cluster.deadLetters().list(null, offset + limit, 0));
         }
         merged.sort(Comparator.comparing(Job::completedAt, Comparator.nullsLast(Comparator.naturalOrder()))
                 .thenComparing(Job::id));

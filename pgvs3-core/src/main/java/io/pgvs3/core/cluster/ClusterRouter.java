@@ -184,11 +184,16 @@ public final class ClusterRouter {
      * holds the job. An operation that finds no job changes nothing, so running it twice is safe.
      */
     public <T> T withJob(String jobId, Function<JobStore, T> operation) {
+        return onJobCluster(jobId, cluster -> operation.apply(cluster.jobs()));
+    }
+
+    /** As {@link #withJob(String, Function)}, for an operation on any of the cluster's stores. */
+    public <T> T onJobCluster(String jobId, Function<Cluster, T> operation) {
         if (single) {
-            return operation.apply(defaultCluster.jobs());
+            return operation.apply(defaultCluster);
         }
         try {
-            return operation.apply(defaultCluster.jobs());
+            return operation.apply(defaultCluster);
         }
         catch (Pgvs3Exception ex) {
             if (ex.code() != ErrorCode.NOT_FOUND) {
@@ -198,7 +203,7 @@ public final class ClusterRouter {
             if (holder == null) {
                 throw ex;
             }
-            return operation.apply(holder.jobs());
+            return operation.apply(holder);
         }
     }
 

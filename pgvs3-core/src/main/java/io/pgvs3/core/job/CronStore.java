@@ -33,12 +33,47 @@ public class CronStore {
     private static final String COLUMNS = "name, expression, timezone, overlap_policy, enabled, queue,"
             + " job_template::text, next_run_at, last_run_at, last_job_id::text, created_at";
 
+    static final String REGISTER_SQL = "INSERT INTO s3p.crons (name, expression, timezone, overlap_policy, job_template,"
+            + " queue, next_run_at) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?) ON CONFLICT (name) DO UPDATE SET"
+            + " expression = excluded.expression, timezone = excluded.timezone,"
+            + " overlap_policy = excluded.overlap_policy, job_template = excluded.job_template,"
+            + " queue = excluded.queue, next_run_at = excluded.next_run_at, enabled = true, updated_at = now()"
+            + " RETURNING " + COLUMNS;
+
+    static final String LIST_SQL = "SELECT " + COLUMNS + " FROM s3p.crons ORDER BY name";
+
+    static final String GET_SQL = "SELECT " + COLUMNS + " FROM s3p.crons WHERE name = ?";
+
+    static final String DELETE_SQL = "DELETE FROM s3p.crons WHERE name = ? RETURNING " + COLUMNS;
+
+    static final String SET_ENABLED_SQL = "UPDATE s3p.crons SET enabled = ?, next_run_at = ?, updated_at = now()"
+            + " WHERE name = ? RETURNING " + COLUMNS;
+
+    /** Up to 100 due crons, locked by this pass; another instance's pass skips them. */
+    static final String CLAIM_DUE_SQL = "SELECT " + COLUMNS + " FROM s3p.crons WHERE enabled AND next_run_at <= now()"
+            + " ORDER BY next_run_at LIMIT 100 FOR UPDATE SKIP LOCKED";
+
+    static final String FIRED_SQL = "UPDATE s3p.crons SET next_run_at = ?, last_run_at = now(), last_job_id = ?::uuid,"
+            + " updated_at = now() WHERE name = ?";
+
+    static final String DELETE_ALL_SQL = "DELETE FROM s3p.crons";
+
     private final JdbcTemplate jdbc;
     private final Function<String, JobStore> jobsByQueue;
     private final Function<JsonNode, NewJob> templateParser;
     private final TransactionTemplate transactions;
     private final JsonMapper mapper = JsonMapper.builder().build();
     private final RowMapper<Cron> rowMapper = this::cron;
+
+    /** Crons whose occurrences go to {@code jobs}, their templates read as OJS job envelopes. */
+    public CronStore(JdbcTemplate jdbc, JobStore jobs) {
+        this(jdbc, JobRequests::parse, queue -> jobs);
+    }
+
+    /** As {@link #CronStore(JdbcTemplate, Function, Function)}, templates read as OJS job envelopes. */
+    public CronStore(JdbcTemplate jdbc, Function<String, JobStore> jobsByQueue) {
+        this(jdbc, JobRequests::parse, jobsByQueue);
+    }
 
     /**
      * @param templateParser turns a job template (an OJS job envelope) into a job, validating it
@@ -74,28 +109,23 @@ public class CronStore {
             throw Pgvs3Exception.invalidRequest("'job_template' must be a job envelope object", "job_template");
         }
         NewJob job = templateParser.apply(jobTemplate);
-        return jdbc.queryForObject("INSERT INTO s3p.crons (name, expression, timezone, overlap_policy, job_template, queue,"
-                + " next_run_at) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?) ON CONFLICT (name) DO UPDATE SET"
-                + " expression = excluded.expression, timezone = excluded.timezone,"
-                + " overlap_policy = excluded.overlap_policy, job_template = excluded.job_template,"
-                + " queue = excluded.queue, next_run_at = excluded.next_run_at, enabled = true, updated_at = now()"
-                + " RETURNING " + COLUMNS, rowMapper, name, schedule.expression(), schedule.zone().getId(), policy,
+        return jdbc.queryForObject(REGISTER_SQL, rowMapper, name, schedule.expression(), schedule.zone().getId(), policy,
                 jobTemplate.toString(), job.queue().value(), Timestamp.from(schedule.next(Instant.now())));
     }
 
     public List<Cron> list() {
-        return jdbc.query("SELECT " + COLUMNS + " FROM s3p.crons ORDER BY name", rowMapper);
+        return jdbc.query(LIST_SQL, rowMapper);
     }
 
     /** The cron of that name; a name no cron could have is a 400, as on {@link #register}. */
     public Optional<Cron> get(String name) {
         ResourceNames.require(name, "name");
-        return jdbc.query("SELECT " + COLUMNS + " FROM s3p.crons WHERE name = ?", rowMapper, name).stream().findFirst();
+        return jdbc.query(GET_SQL, rowMapper, name).stream().findFirst();
     }
 
     public Cron delete(String name) {
         ResourceNames.require(name, "name");
-        return jdbc.query("DELETE FROM s3p.crons WHERE name = ? RETURNING " + COLUMNS, rowMapper, name).stream()
+        return jdbc.query(DELETE_SQL, rowMapper, name).stream()
                 .findFirst().orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found"));
     }
 
@@ -107,16 +137,14 @@ public class CronStore {
         Cron cron = get(name).orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found"));
         Instant next = enabled && !cron.enabled()
                 ? CronSchedule.parse(cron.expression(), cron.timezone()).next(Instant.now()) : cron.nextRunAt();
-        return jdbc.query("UPDATE s3p.crons SET enabled = ?, next_run_at = ?, updated_at = now() WHERE name = ?"
-                + " RETURNING " + COLUMNS, rowMapper, enabled, Timestamp.from(next), name).stream().findFirst()
+        return jdbc.query(SET_ENABLED_SQL, rowMapper, enabled, Timestamp.from(next), name).stream().findFirst()
                 .orElseThrow(() -> Pgvs3Exception.notFound("cron '" + name + "' not found"));
     }
 
     /** Fires every due cron once; returns how many occurrences were handled (fired or skipped). */
     public long fireDue() {
         Long handled = transactions.execute(status -> {
-            List<Cron> due = jdbc.query("SELECT " + COLUMNS + " FROM s3p.crons WHERE enabled AND next_run_at <= now()"
-                    + " ORDER BY next_run_at LIMIT 100 FOR UPDATE SKIP LOCKED", rowMapper);
+            List<Cron> due = jdbc.query(CLAIM_DUE_SQL, rowMapper);
             for (Cron cron : due) {
                 String jobId = cron.lastJobId();
                 if (!overlapping(cron)) {
@@ -124,8 +152,7 @@ public class CronStore {
                     jobId = jobsByQueue.apply(job.queue().value()).enqueue(job).id();
                 }
                 Instant next = CronSchedule.parse(cron.expression(), cron.timezone()).next(Instant.now());
-                jdbc.update("UPDATE s3p.crons SET next_run_at = ?, last_run_at = now(), last_job_id = ?::uuid,"
-                        + " updated_at = now() WHERE name = ?", Timestamp.from(next), jobId, cron.name());
+                jdbc.update(FIRED_SQL, Timestamp.from(next), jobId, cron.name());
             }
             return (long) due.size();
         });
@@ -133,7 +160,7 @@ public class CronStore {
     }
 
     public void deleteAll() {
-        jdbc.update("DELETE FROM s3p.crons");
+        jdbc.update(DELETE_ALL_SQL);
     }
 
     private boolean overlapping(Cron cron) {

@@ -17,10 +17,9 @@ import java.util.Map;
 import java.util.RandomAccess;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Function;
 
 import io.pgvs3.core.catalog.QueueName;
-import io.pgvs3.core.error.Pgvs3Exception;
-import io.pgvs3.core.sql.Identifiers;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
@@ -38,6 +37,14 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * instead of being computed, sent and parsed once per job.
  */
 final class EnqueueRows {
+
+    /** One job, one parameter per column, on the queue's schema (see {@link JobQueues#onQueue}). */
+    static final String ENQUEUE_JOB_SQL = "SELECT e.enqueue_time, e.notified FROM @schema@.enqueue_job(?, ?, ?::jsonb,"
+            + " ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?::timestamptz, ?::timestamptz, ?, ?) e";
+
+    /** Jobs, one array per column, on the queue's schema. */
+    static final String ENQUEUE_ROWS_SQL = "SELECT e.enqueue_time, e.notified FROM @schema@.enqueue_rows(?, ?, ?::jsonb,"
+            + " ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) e";
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -72,6 +79,7 @@ final class EnqueueRows {
     private static final int TAGS = FIELD_ORDER.indexOf("tags");
 
     private final JsonMapper mapper;
+    private final Function<String, JsonNode> reader;
     private final QueueName queue;
     private final JsonNode queueName;
     private final List<Row> rows = new ArrayList<>();
@@ -87,6 +95,7 @@ final class EnqueueRows {
 
     EnqueueRows(JsonMapper mapper, QueueName queue) {
         this.mapper = mapper;
+        this.reader = json -> JsonbNodes.read(mapper, json);
         this.queue = queue;
         this.queueName = NODES.stringNode(queue.value());
     }
@@ -95,20 +104,11 @@ final class EnqueueRows {
     void add(int ord, NewJob job, String id) {
         // checked here, its tree built only if the job is read: a batch's answer is often dropped unread
         if (check(job.argsJson(), "args") != JsonToken.START_ARRAY) {
-            throw Pgvs3Exception.invalidRequest("'args' must be an array", "args");
+            throw JobJsonFields.argsNotAnArray();
         }
-        JsonNode meta = job.metaJson() == null ? null : parse(job.metaJson(), "meta");
-        if (meta != null && !meta.isObject()) {
-            throw Pgvs3Exception.invalidRequest("'meta' must be an object", "meta");
-        }
-        JsonNode options = nonNull(job.optionsJson() == null ? null : parse(job.optionsJson(), "options"));
-        if (options != null && !options.isObject()) {
-            throw Pgvs3Exception.invalidRequest("'options' must be an object", "options");
-        }
-        JsonNode extra = nonNull(job.extraJson() == null ? null : parse(job.extraJson(), "extra"));
-        if (extra != null && !extra.isObject()) {
-            throw Pgvs3Exception.invalidRequest("'extra' must be an object", "extra");
-        }
+        JsonNode meta = JobJsonFields.meta(job.metaJson(), reader);
+        JsonNode options = JobJsonFields.optionalObject(job.optionsJson(), "options", reader);
+        JsonNode extra = JobJsonFields.optionalObject(job.extraJson(), "extra", reader);
         if (options != null) {
             JsonNode rate = options.path("rate_limit").path("max_per_second");
             if (rate.isNumber() && (rateLimit == null || rate.asDouble() > rateLimit)) {
@@ -137,12 +137,7 @@ final class EnqueueRows {
      * column.
      */
     Inserted insert(JdbcTemplate jdbc, EnqueueNotification notification) {
-        String schema = Identifiers.quote(queue.schema());
-        String sql = rows.size() == 1
-                ? "SELECT e.enqueue_time, e.notified FROM " + schema + ".enqueue_job(?, ?, ?::jsonb, ?::jsonb, ?::jsonb,"
-                        + " ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?::timestamptz, ?::timestamptz, ?, ?) e"
-                : "SELECT e.enqueue_time, e.notified FROM " + schema + ".enqueue_rows(?, ?, ?::jsonb, ?::jsonb,"
-                        + " ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) e";
+        String sql = JobQueues.onQueue(rows.size() == 1 ? ENQUEUE_JOB_SQL : ENQUEUE_ROWS_SQL, queue);
         List<Result> results = jdbc.query(
                 connection -> rows.size() == 1 ? singleStatement(connection, sql, notification)
                         : statement(connection, sql, notification),
@@ -372,26 +367,17 @@ final class EnqueueRows {
         return instant == null ? null : instant.truncatedTo(ChronoUnit.MICROS);
     }
 
-    private static JsonNode nonNull(JsonNode node) {
-        return node == null || node.isNull() ? null : node;
-    }
-
     private JsonToken check(String json, String field) {
         try {
             return JsonbNodes.check(json, mapper);
         }
         catch (JacksonException | IllegalArgumentException ex) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
+            throw JobJsonFields.notJson(field);
         }
     }
 
     private JsonNode parse(String json, String field) {
-        try {
-            return JsonbNodes.read(mapper, json);
-        }
-        catch (JacksonException | IllegalArgumentException ex) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' is not valid JSON", field);
-        }
+        return JobJsonFields.read(json, field, reader);
     }
 
     int size() {

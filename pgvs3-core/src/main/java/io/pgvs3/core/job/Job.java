@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -14,6 +15,13 @@ import tools.jackson.databind.node.ObjectNode;
 public record Job(String id, String type, String queue, JobState state, String argsJson, int attempt, int maxAttempts,
         int priority, String metaJson, String resultJson, JobError error, List<JobError> errors, Instant createdAt,
         Instant scheduledAt, Instant startedAt, Instant completedAt, Long retryDelayMs, ObjectNode envelope) {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** The job of an envelope as the SQL functions answer it ({@code jsonb} as text); null for null. */
+    static Job fromEnvelopeText(String envelope) {
+        return envelope == null ? null : fromEnvelope((ObjectNode) JSON.readTree(envelope));
+    }
 
     static Job fromEnvelope(ObjectNode envelope) {
         return fromEnvelope(envelope, instant(envelope.get("created_at")), instant(envelope.get("scheduled_at")),

@@ -37,6 +37,21 @@ public final class JobEventStreams {
     /** How often the opt-ins are reloaded from the catalog for wake-ups (opt-ins made by other instances). */
     static final long REFRESH_NANOS = 10_000_000_000L;
 
+    static final String SET_STREAM_SQL = "SELECT s3p.set_job_event_stream(?, ?)";
+
+    static final String UNSET_STREAM_SQL = "SELECT s3p.set_job_event_stream(?, NULL)";
+
+    static final String STREAM_SQL = "SELECT stream FROM s3p.job_event_streams WHERE queue = ?";
+
+    static final String ALL_SQL = "SELECT queue, stream FROM s3p.job_event_streams ORDER BY queue";
+
+    static final String TRIGGERS_STALE_SQL = "SELECT s3p.job_event_triggers_stale()";
+
+    static final String SYNC_TRIGGERS_SQL = "DO $$ BEGIN LOCK TABLE s3p.job_events IN SHARE ROW EXCLUSIVE MODE;"
+            + " PERFORM s3p.sync_job_event_triggers(); END $$";
+
+    static final String TARGETS_SQL = "SELECT DISTINCT stream FROM s3p.job_event_streams";
+
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
     private final QueueNotifier notifier;
@@ -66,7 +81,7 @@ public final class JobEventStreams {
         }
         catalog.ensure(QueueName.of(target));
         try {
-            jdbc.queryForList("SELECT s3p.set_job_event_stream(?, ?)", String.class, source.value(), target);
+            jdbc.queryForList(SET_STREAM_SQL, String.class, source.value(), target);
         }
         catch (DataIntegrityViolationException ex) {
             // a foreign key: one of the queues was dropped meanwhile (by another instance)
@@ -81,7 +96,7 @@ public final class JobEventStreams {
     /** Stops sending the job events of {@code queue} to a stream; answers the stream it sent them to, if any. */
     public Optional<String> disable(String queue) {
         QueueName source = existing(queue);
-        String before = jdbc.queryForObject("SELECT s3p.set_job_event_stream(?, NULL)", String.class, source.value());
+        String before = jdbc.queryForObject(UNSET_STREAM_SQL, String.class, source.value());
         reload();
         return Optional.ofNullable(before);
     }
@@ -89,13 +104,13 @@ public final class JobEventStreams {
     /** The stream that receives the job events of {@code queue}, if it opted in; 404 for an unknown queue. */
     public Optional<String> stream(String queue) {
         QueueName source = existing(queue);
-        return jdbc.queryForList("SELECT stream FROM s3p.job_event_streams WHERE queue = ?", String.class,
+        return jdbc.queryForList(STREAM_SQL, String.class,
                 source.value()).stream().findFirst();
     }
 
     /** Every opt-in: job queue to stream. */
     public Map<String, String> all() {
-        return jdbc.query("SELECT queue, stream FROM s3p.job_event_streams ORDER BY queue", rs -> {
+        return jdbc.query(ALL_SQL, rs -> {
             Map<String, String> all = new LinkedHashMap<>();
             while (rs.next()) {
                 all.put(rs.getString(1), rs.getString(2));
@@ -122,9 +137,8 @@ public final class JobEventStreams {
      * sent events, or a reset of the catalog, removes opt-ins without touching the triggers.
      */
     void syncTriggers() {
-        if (Boolean.TRUE.equals(jdbc.queryForObject("SELECT s3p.job_event_triggers_stale()", Boolean.class))) {
-            jdbc.execute("DO $$ BEGIN LOCK TABLE s3p.job_events IN SHARE ROW EXCLUSIVE MODE;"
-                    + " PERFORM s3p.sync_job_event_triggers(); END $$");
+        if (Boolean.TRUE.equals(jdbc.queryForObject(TRIGGERS_STALE_SQL, Boolean.class))) {
+            jdbc.execute(SYNC_TRIGGERS_SQL);
         }
     }
 
@@ -155,7 +169,7 @@ public final class JobEventStreams {
 
     private void reload() {
         refreshAt = System.nanoTime() + REFRESH_NANOS;
-        List<String> streams = jdbc.queryForList("SELECT DISTINCT stream FROM s3p.job_event_streams", String.class);
+        List<String> streams = jdbc.queryForList(TARGETS_SQL, String.class);
         channels = streams.stream().map(name -> NotificationHub.channelFor(QueueName.of(name)))
                 .collect(Collectors.toUnmodifiableSet());
     }

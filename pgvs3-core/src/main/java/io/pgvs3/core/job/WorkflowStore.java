@@ -23,6 +23,17 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public class WorkflowStore {
 
+    static final String CREATE_SQL = "SELECT s3p.create_workflow(?, ?, ?, ?::jsonb, ?::jsonb)::text";
+
+    static final String GET_SQL = "SELECT s3p.workflow_view(?)::text";
+
+    static final String LIST_SQL = "SELECT s3p.workflow_view(id)::text FROM s3p.workflows"
+            + " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+
+    static final String COUNT_SQL = "SELECT count(*) FROM s3p.workflows";
+
+    static final String CANCEL_SQL = "SELECT s3p.cancel_workflow(?)";
+
     public static final Set<String> TYPES = Set.of("chain", "group", "batch", "graph");
     public static final Set<String> CALLBACKS = Set.of("on_success", "on_failure", "on_complete");
     public static final int MAX_NODES = 1000;
@@ -76,8 +87,7 @@ public class WorkflowStore {
             callback.set("spec", jobs.spec(job, UuidV7.generate().toString(), 1));
             callback.put("queue", job.queue().value());
         });
-        String view = jdbc.queryForObject("SELECT s3p.create_workflow(?, ?, ?, ?::jsonb, ?::jsonb)::text", String.class,
-                UuidV7.generate(), type, name, specs.toString(), callbackSpecs.toString());
+        String view = jdbc.queryForObject(CREATE_SQL, String.class, UuidV7.generate(), type, name, specs.toString(), callbackSpecs.toString());
         return toMap(view);
     }
 
@@ -86,27 +96,26 @@ public class WorkflowStore {
         if (uuid.isEmpty()) {
             return Optional.empty();
         }
-        List<String> view = jdbc.queryForList("SELECT s3p.workflow_view(?)::text", String.class, uuid.get());
+        List<String> view = jdbc.queryForList(GET_SQL, String.class, uuid.get());
         return view.isEmpty() || view.get(0) == null ? Optional.empty() : Optional.of(toMap(view.get(0)));
     }
 
     /** Workflows, newest first, each as {@link #get(String)} shows it. */
     public List<Map<String, Object>> list(int limit, int offset) {
-        return jdbc.queryForList("SELECT s3p.workflow_view(id)::text FROM s3p.workflows"
-                + " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", String.class, limit, offset)
+        return jdbc.queryForList(LIST_SQL, String.class, limit, offset)
                 .stream().map(this::toMap).toList();
     }
 
     /** How many workflows are stored. */
     public long count() {
-        Long count = jdbc.queryForObject("SELECT count(*) FROM s3p.workflows", Long.class);
+        Long count = jdbc.queryForObject(COUNT_SQL, Long.class);
         return count == null ? 0 : count;
     }
 
     /** Cancels a running workflow and its unfinished jobs; 404 if unknown, 409 if it already finished. */
     public Map<String, Object> cancel(String id) {
         UUID uuid = uuid(id).orElseThrow(() -> Pgvs3Exception.notFound("workflow " + id + " not found"));
-        Boolean cancelled = jdbc.queryForObject("SELECT s3p.cancel_workflow(?)", Boolean.class, uuid);
+        Boolean cancelled = jdbc.queryForObject(CANCEL_SQL, Boolean.class, uuid);
         Map<String, Object> view = get(id).orElseThrow(() -> Pgvs3Exception.notFound("workflow " + id + " not found"));
         if (!Boolean.TRUE.equals(cancelled)) {
             throw Pgvs3Exception.conflict("workflow " + id + " is " + view.get("state") + " and can no longer be cancelled");

@@ -5,7 +5,7 @@ import java.util.Map;
 
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
-import org.postgresql.util.PSQLException;
+import io.pgvs3.core.error.SqlErrors;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -41,13 +41,13 @@ final class StreamErrors {
 
     /** The OJS error for a failure, or null when it is not one a client caused. */
     static Pgvs3Exception translate(DataAccessException ex) {
-        SQLException sql = sqlException(ex);
+        SQLException sql = SqlErrors.sqlException(ex);
         if (sql == null || sql.getSQLState() == null) {
             return null;
         }
         ErrorCode code = RAISED.get(sql.getSQLState());
         if (code != null) {
-            return new Pgvs3Exception(code, serverMessage(sql), details(sql), ex);
+            return new Pgvs3Exception(code, SqlErrors.message(sql), details(sql), ex);
         }
         if (PROGRAM_LIMIT_EXCEEDED.equals(sql.getSQLState())) {
             // a batch whose messages together pass PostgreSQL's 1 GB limit for one value
@@ -61,30 +61,9 @@ final class StreamErrors {
         return null;
     }
 
-    private static SQLException sqlException(Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql) {
-                return sql;
-            }
-        }
-        return null;
-    }
-
     /** The JSON object a function put in the error's DETAIL (batch_too_large carries batch_size and max). */
     private static Map<String, Object> details(SQLException sql) {
-        if (sql instanceof PSQLException psql && psql.getServerErrorMessage() != null) {
-            String detail = psql.getServerErrorMessage().getDetail();
-            if (detail != null && detail.startsWith("{")) {
-                return JSON.readValue(detail, DETAILS);
-            }
-        }
-        return Map.of();
-    }
-
-    private static String serverMessage(SQLException sql) {
-        if (sql instanceof PSQLException psql && psql.getServerErrorMessage() != null) {
-            return psql.getServerErrorMessage().getMessage();
-        }
-        return sql.getMessage();
+        String detail = SqlErrors.detail(sql);
+        return detail != null && detail.startsWith("{") ? JSON.readValue(detail, DETAILS) : Map.of();
     }
 }

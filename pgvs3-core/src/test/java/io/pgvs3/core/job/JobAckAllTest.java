@@ -62,7 +62,7 @@ class JobAckAllTest extends JobStoreTestSupport {
         assertThat(results.get(1).job().state()).isEqualTo(JobState.AVAILABLE);
         assertThat(store.get(mine.id())).map(Job::resultJson).contains("{\"n\":2}");
         assertThat(store.get(elsewhere.id())).map(Job::state).contains(JobState.ACTIVE);
-        assertThat(store.events(java.util.Set.of("job.completed"), java.util.Set.of("ack-queue"), 0, 10))
+        assertThat(events.events(java.util.Set.of("job.completed"), java.util.Set.of("ack-queue"), 0, 10))
                 .extracting(JobEvent::jobId).containsExactly(mine.id());
     }
 

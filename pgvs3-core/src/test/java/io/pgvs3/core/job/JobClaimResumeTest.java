@@ -70,7 +70,7 @@ class JobClaimResumeTest extends JobStoreTestSupport {
         assertThat(fetchOne(queue, "w")).isEqualTo(requeued);
 
         sleep(Duration.ofMillis(300));
-        store.maintain();
+        maintenance.maintain();
         assertThat(fetchOne(queue, "w")).isEqualTo(expired);
 
         // a retry with back-off, promoted by the claim itself when due

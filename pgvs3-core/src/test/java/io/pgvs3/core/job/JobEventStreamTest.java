@@ -45,14 +45,14 @@ class JobEventStreamTest extends JobStoreTestSupport {
 
     @AfterEach
     void optOut() {
-        store.eventStreams().all().keySet().forEach(queue -> store.eventStreams().disable(queue));
+        events.eventStreams().all().keySet().forEach(queue -> events.eventStreams().disable(queue));
     }
 
     @Test
     void everyTransitionOfAnOptedInQueueIsAppendedAsTheEventLogRecordsIt() {
         store.enqueue(NewJob.builder("test.setup").queue("orders").build());
-        assertThat(store.eventStreams().enable("orders", null)).isEqualTo("orders.events");
-        assertThat(store.eventStreams().stream("orders")).contains("orders.events");
+        assertThat(events.eventStreams().enable("orders", null)).isEqualTo("orders.events");
+        assertThat(events.eventStreams().stream("orders")).contains("orders.events");
         streams.subscribe("orders.events", "audit", null);
         long mark = jdbc.queryForObject("SELECT coalesce(max(id), 0) FROM s3p.job_events", Long.class);
 
@@ -89,7 +89,7 @@ class JobEventStreamTest extends JobStoreTestSupport {
     @Test
     void aRolledBackTransitionAppendsNothing() {
         catalog.ensure(QueueName.of("rollback"));
-        store.eventStreams().enable("rollback", "rollback-audit");
+        events.eventStreams().enable("rollback", "rollback-audit");
         streams.subscribe("rollback-audit", "c", null);
         TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         transaction.executeWithoutResult(status -> {
@@ -107,57 +107,57 @@ class JobEventStreamTest extends JobStoreTestSupport {
     void optingOutStopsTheEventsAndRemovesTheTriggerWithTheLastOptIn() {
         catalog.ensure(QueueName.of("first"));
         catalog.ensure(QueueName.of("second"));
-        store.eventStreams().enable("first", "shared-audit");
-        store.eventStreams().enable("second", "shared-audit");
+        events.eventStreams().enable("first", "shared-audit");
+        events.eventStreams().enable("second", "shared-audit");
         streams.subscribe("shared-audit", "c", null);
         assertThat(trigger()).isTrue();
         store.enqueue(NewJob.builder("test.a").queue("first").build());
         store.enqueue(NewJob.builder("test.b").queue("second").build());
 
-        assertThat(store.eventStreams().disable("first")).contains("shared-audit");
+        assertThat(events.eventStreams().disable("first")).contains("shared-audit");
         assertThat(trigger()).isTrue();
         store.enqueue(NewJob.builder("test.a").queue("first").build());
         store.enqueue(NewJob.builder("test.b").queue("second").build());
         assertThat(drain("shared-audit", "c")).extracting(m -> JSON.readTree(m.payloadJson()).get("queue").asString())
                 .containsExactly("first", "second", "second");
 
-        assertThat(store.eventStreams().disable("second")).contains("shared-audit");
-        assertThat(store.eventStreams().disable("second")).isEmpty();
+        assertThat(events.eventStreams().disable("second")).contains("shared-audit");
+        assertThat(events.eventStreams().disable("second")).isEmpty();
         assertThat(trigger()).isFalse();
         store.enqueue(NewJob.builder("test.b").queue("second").build());
         assertThat(drain("shared-audit", "c")).isEmpty();
-        assertThat(store.eventStreams().stream("second")).isEmpty();
+        assertThat(events.eventStreams().stream("second")).isEmpty();
     }
 
     @Test
     void droppingTheStreamRemovesTheOptInAndMaintenanceTheTrigger() {
         catalog.ensure(QueueName.of("dropping"));
-        store.eventStreams().enable("dropping", "dropped-audit");
+        events.eventStreams().enable("dropping", "dropped-audit");
         catalog.drop(QueueName.of("dropped-audit"));
-        assertThat(store.eventStreams().stream("dropping")).isEmpty();
+        assertThat(events.eventStreams().stream("dropping")).isEmpty();
         Job job = store.enqueue(NewJob.builder("test.after-drop").queue("dropping").build());
         assertThat(store.get(job.id())).isPresent();
         assertThat(trigger()).as("dropped with the stream's schema").isFalse();
-        store.eventStreams().syncTriggers();
+        events.eventStreams().syncTriggers();
         assertThat(trigger()).isFalse();
     }
 
     @Test
     void badInputIsRefusedWithTheOjsErrors() {
-        assertThatThrownBy(() -> store.eventStreams().enable("no-such-queue", null))
+        assertThatThrownBy(() -> events.eventStreams().enable("no-such-queue", null))
                 .isInstanceOfSatisfying(Pgvs3Exception.class, ex -> assertThat(ex.code()).isEqualTo(ErrorCode.NOT_FOUND));
-        assertThatThrownBy(() -> store.eventStreams().stream("no-such-queue"))
+        assertThatThrownBy(() -> events.eventStreams().stream("no-such-queue"))
                 .isInstanceOfSatisfying(Pgvs3Exception.class, ex -> assertThat(ex.code()).isEqualTo(ErrorCode.NOT_FOUND));
         store.enqueue(NewJob.builder("test.bad").queue("bad-input").build());
-        assertThatThrownBy(() -> store.eventStreams().enable("bad-input", "Not A Name"))
+        assertThatThrownBy(() -> events.eventStreams().enable("bad-input", "Not A Name"))
                 .isInstanceOfSatisfying(Pgvs3Exception.class,
                         ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST));
         String longest = "q".repeat(59);
         store.enqueue(NewJob.builder("test.bad").queue(longest).build());
-        assertThatThrownBy(() -> store.eventStreams().enable(longest, null))
+        assertThatThrownBy(() -> events.eventStreams().enable(longest, null))
                 .isInstanceOfSatisfying(Pgvs3Exception.class,
                         ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST));
-        assertThat(store.eventStreams().stream("bad-input")).isEmpty();
+        assertThat(events.eventStreams().stream("bad-input")).isEmpty();
     }
 
     /**
@@ -168,7 +168,7 @@ class JobEventStreamTest extends JobStoreTestSupport {
     void aDrainWhileTheStreamRotatesDeliversEveryEventOnceInOrderPerJob() throws Exception {
         int jobs = 2000;
         catalog.ensure(QueueName.of("drain"));
-        store.eventStreams().enable("drain", "drain-audit");
+        events.eventStreams().enable("drain", "drain-audit");
         streams.subscribe("drain-audit", "c", null);
         List<NewJob> batch = new ArrayList<>();
         for (int i = 0; i < jobs; i++) {
@@ -192,7 +192,7 @@ class JobEventStreamTest extends JobStoreTestSupport {
                 while (finished.get() < jobs) {
                     List<Job> fetched = store.fetch(List.of("drain"), 20, worker, null);
                     if (fetched.isEmpty()) {
-                        store.maintain();
+                        maintenance.maintain();
                         Thread.sleep(5);
                         continue;
                     }
@@ -258,7 +258,7 @@ class JobEventStreamTest extends JobStoreTestSupport {
     void droppingTheStreamDuringADrainFailsNoTransition() throws Exception {
         int jobs = 600;
         catalog.ensure(QueueName.of("drop-drain"));
-        store.eventStreams().enable("drop-drain", "drop-drain-audit");
+        events.eventStreams().enable("drop-drain", "drop-drain-audit");
         List<NewJob> batch = new ArrayList<>();
         for (int i = 0; i < jobs; i++) {
             batch.add(NewJob.builder("test.drop").queue("drop-drain").build());
@@ -293,7 +293,7 @@ class JobEventStreamTest extends JobStoreTestSupport {
 
         assertThat(finished.get()).isEqualTo(jobs);
         assertThat(trigger()).isFalse();
-        assertThat(store.eventStreams().stream("drop-drain")).isEmpty();
+        assertThat(events.eventStreams().stream("drop-drain")).isEmpty();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_events WHERE queue = 'drop-drain'"
                 + " AND type = 'job.completed'", Long.class)).isEqualTo(jobs);
     }
@@ -308,7 +308,7 @@ class JobEventStreamTest extends JobStoreTestSupport {
     @Test
     void aStreamDroppedDuringAnOpenTransitionWaitsForItWithoutDeadlock() throws Exception {
         catalog.ensure(QueueName.of("open-tx"));
-        store.eventStreams().enable("open-tx", "open-tx-audit");
+        events.eventStreams().enable("open-tx", "open-tx-audit");
         TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         java.util.concurrent.CountDownLatch recorded = new java.util.concurrent.CountDownLatch(1);
         AtomicBoolean dropped = new AtomicBoolean();

@@ -23,7 +23,7 @@ class JobMaintenanceTest extends JobStoreTestSupport {
         assertThat(store.fetch(List.of("b-healthy"), 1, "w", Duration.ofMillis(1))).hasSize(1);
         jdbc.update("UPDATE \"s3q_b-healthy\".jobs SET lease_until = now() - interval '1 second'");
 
-        store.maintain();
+        maintenance.maintain();
 
         assertThat(store.get(leased.id())).map(Job::state).contains(JobState.AVAILABLE);
     }
@@ -35,9 +35,9 @@ class JobMaintenanceTest extends JobStoreTestSupport {
         assertThat(jdbc.queryForObject("SELECT relpersistence::text FROM pg_class WHERE oid = 's3p.job_event_ids'::regclass",
                 String.class)).isEqualTo("p");
         Job job = store.enqueue(NewJob.builder("test.events").queue("events").build());
-        assertThat(store.events(Set.of(), Set.of("events"), 0, 10))
+        assertThat(events.events(Set.of(), Set.of("events"), 0, 10))
                 .extracting(JobEvent::type).containsExactly("job.enqueued");
-        assertThat(store.events(Set.of(), Set.of("events"), 0, 10).get(0).jobId()).isEqualTo(job.id());
+        assertThat(events.events(Set.of(), Set.of("events"), 0, 10).get(0).jobId()).isEqualTo(job.id());
     }
 
     @Test
@@ -46,7 +46,7 @@ class JobMaintenanceTest extends JobStoreTestSupport {
         jdbc.update("INSERT INTO s3p.job_locator (id, queue) SELECT gen_random_uuid(), 'dropped-elsewhere'"
                 + " FROM generate_series(1, 3)");
 
-        store.maintain();
+        maintenance.maintain();
 
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = 'dropped-elsewhere'",
                 Long.class)).isZero();
@@ -61,9 +61,9 @@ class JobMaintenanceTest extends JobStoreTestSupport {
         jdbc.update("UPDATE s3p.job_events SET occurred_at = now() - interval '2 hours'"
                 + " WHERE id <= (SELECT max(id) FROM s3p.job_events WHERE job_id = ?::uuid)", old.id());
 
-        store.maintain();
+        maintenance.maintain();
 
-        assertThat(store.events(Set.of(), Set.of("events-retention"), 0, 10)).extracting(JobEvent::jobId)
+        assertThat(events.events(Set.of(), Set.of("events-retention"), 0, 10)).extracting(JobEvent::jobId)
                 .containsExactly(recent.id());
     }
 
@@ -78,15 +78,15 @@ class JobMaintenanceTest extends JobStoreTestSupport {
                 + " WHERE id <= (SELECT max(id) FROM s3p.job_events WHERE job_id = ?::uuid) OR job_id = ?::uuid",
                 first.id(), behind.id());
 
-        store.maintain();
+        maintenance.maintain();
 
-        assertThat(store.events(Set.of(), Set.of("events-head"), 0, 10)).extracting(JobEvent::jobId)
+        assertThat(events.events(Set.of(), Set.of("events-head"), 0, 10)).extracting(JobEvent::jobId)
                 .containsExactly(young.id(), behind.id());
 
         jdbc.update("UPDATE s3p.job_events SET occurred_at = now() - interval '2 hours' WHERE job_id = ?::uuid",
                 young.id());
-        store.maintain();
+        maintenance.maintain();
 
-        assertThat(store.events(Set.of(), Set.of("events-head"), 0, 10)).isEmpty();
+        assertThat(events.events(Set.of(), Set.of("events-head"), 0, 10)).isEmpty();
     }
 }

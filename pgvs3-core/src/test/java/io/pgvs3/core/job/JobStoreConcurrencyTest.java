@@ -75,7 +75,7 @@ class JobStoreConcurrencyTest extends JobStoreTestSupport {
         assertThat(store.fetch(List.of("leases"), 1, "fast-worker", null)).isEmpty();
 
         Thread.sleep(300);
-        store.maintain();
+        maintenance.maintain();
         assertThat(store.get(job.id())).get().extracting(Job::state).isEqualTo(JobState.AVAILABLE);
 
         List<Job> second = store.fetch(List.of("leases"), 1, "fast-worker", null);

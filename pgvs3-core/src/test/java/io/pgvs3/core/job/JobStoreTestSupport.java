@@ -19,7 +19,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Base of the job store tests: a fresh migrated database per test class, a pool large enough for concurrent
- * clients, a {@link JobStore} with default settings, and a way to run clients at the same moment.
+ * clients, a {@link JobStore} with default settings and the job stores beside it, and a way to run clients at the same moment.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class JobStoreTestSupport {
@@ -27,13 +27,22 @@ abstract class JobStoreTestSupport {
     protected HikariDataSource dataSource;
     protected JdbcTemplate jdbc;
     protected JobStore store;
+    protected JobEventLog events;
+    protected JobQueues queues;
+    protected JobDeadLetters deadLetters;
+    protected JobMaintenanceTask maintenance;
 
     @BeforeAll
     void database() {
         dataSource = TestPostgres.get().newDatabase().newDataSource(40);
         new CatalogMigrator(dataSource).migrate();
         jdbc = new JdbcTemplate(dataSource);
-        store = new JobStore(jdbc, new QueueCatalog(jdbc));
+        QueueCatalog catalog = new QueueCatalog(jdbc);
+        events = new JobEventLog(jdbc, catalog);
+        store = new JobStore(jdbc, catalog, JobStoreSettings.DEFAULTS, events);
+        queues = new JobQueues(jdbc, catalog, events);
+        deadLetters = new JobDeadLetters(jdbc, events);
+        maintenance = new JobMaintenanceTask(jdbc, catalog, JobStoreSettings.DEFAULTS, events);
     }
 
     @AfterAll

@@ -6,6 +6,9 @@ import io.pgvs3.core.Resettable;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.core.job.JobDeadLetters;
+import io.pgvs3.core.job.JobEventLog;
+import io.pgvs3.core.job.JobQueues;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
@@ -25,10 +28,11 @@ class Pgvs3ClustersConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ConfiguredClusters pgvs3Clusters(DataSource dataSource, QueueCatalog catalog, JobStore jobs, StreamStore streams,
-            NotificationHub notifications, Pgvs3Properties properties) {
-        return ConfiguredClusters.open(new Cluster(Cluster.DEFAULT, dataSource, catalog, jobs, streams, notifications),
-                properties.getClusters());
+    ConfiguredClusters pgvs3Clusters(DataSource dataSource, QueueCatalog catalog, JobStore jobs, JobQueues jobQueues,
+            JobDeadLetters deadLetters, JobEventLog jobEvents, StreamStore streams, NotificationHub notifications,
+            Pgvs3Properties properties) {
+        return ConfiguredClusters.open(new Cluster(Cluster.DEFAULT, dataSource, catalog, jobs, jobQueues, deadLetters,
+                jobEvents, streams, notifications), properties.getClusters());
     }
 
     @Bean

@@ -9,10 +9,12 @@ import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronMaintenanceTask;
 import io.pgvs3.core.job.CronStore;
+import io.pgvs3.core.job.JobDeadLetters;
+import io.pgvs3.core.job.JobEventLog;
+import io.pgvs3.core.job.JobQueues;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.JobStoreSettings;
 import io.pgvs3.core.job.WorkflowStore;
-import io.pgvs3.spring.web.jobs.JobRequests;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -22,8 +24,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Beans of the jobs view: the {@link JobStore}, the {@link CronStore}, the cron maintenance task and their part of
- * the admin reset (the job maintenance task is one of {@link io.pgvs3.spring.maintenance.QueueMaintenanceTasks}).
+ * Beans of the jobs view: the {@link JobStore} and the stores beside it (queue administration, dead letters, the
+ * event log), the {@link CronStore}, the cron maintenance task and their part of the admin reset (the job
+ * maintenance task is one of {@link io.pgvs3.spring.maintenance.QueueMaintenanceTasks}).
  */
 @Configuration(proxyBeanMethods = false)
 class Pgvs3JobsConfiguration {
@@ -45,8 +48,26 @@ class Pgvs3JobsConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, JobStoreSettings settings) {
-        return new JobStore(new JdbcTemplate(dataSource), catalog, settings);
+    JobEventLog pgvs3JobEventLog(DataSource dataSource, QueueCatalog catalog) {
+        return new JobEventLog(new JdbcTemplate(dataSource), catalog);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, JobStoreSettings settings, JobEventLog events) {
+        return new JobStore(new JdbcTemplate(dataSource), catalog, settings, events);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobQueues pgvs3JobQueues(DataSource dataSource, QueueCatalog catalog, JobEventLog events) {
+        return new JobQueues(new JdbcTemplate(dataSource), catalog, events);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    JobDeadLetters pgvs3JobDeadLetters(DataSource dataSource, JobEventLog events) {
+        return new JobDeadLetters(new JdbcTemplate(dataSource), events);
     }
 
     /**
@@ -59,14 +80,14 @@ class Pgvs3JobsConfiguration {
         return () -> properties.getJobs().getEventStreams().forEach((queue, stream) -> {
             Cluster cluster = router.forQueue(queue);
             cluster.catalog().ensure(QueueName.of(queue));
-            cluster.jobs().eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
+            cluster.jobEvents().eventStreams().enable(queue, stream == null || stream.isBlank() ? null : stream);
         });
     }
 
     @Bean
     @ConditionalOnMissingBean
     CronStore pgvs3CronStore(DataSource dataSource, ClusterRouter router) {
-        return new CronStore(new JdbcTemplate(dataSource), JobRequests::parse, queue -> router.forQueue(queue).jobs());
+        return new CronStore(new JdbcTemplate(dataSource), queue -> router.forQueue(queue).jobs());
     }
 
     @Bean
@@ -85,7 +106,7 @@ class Pgvs3JobsConfiguration {
     Resettable pgvs3JobsResettable(ClusterRouter router, CronStore crons) {
         return () -> {
             crons.deleteAll();
-            router.clusters().forEach(cluster -> cluster.jobs().deleteAll());
+            router.clusters().forEach(cluster -> cluster.jobQueues().deleteAll());
         };
     }
 }

@@ -33,7 +33,7 @@ public class Pgvs3JobsProperties {
     /**
      * Job queues whose lifecycle events are appended to a stream, by queue name: the stream's queue name, or
      * empty for {@code <queue>.events}. Applied at startup (creating the queues); opting out is done through
-     * {@code JobStore.eventStreams()} or {@code DELETE /ojs/v1/queues/{queue}/job-events}.
+     * {@code JobEventLog.eventStreams()} or {@code DELETE /ojs/v1/queues/{queue}/job-events}.
      */
     private Map<String, String> eventStreams = new LinkedHashMap<>();
 

@@ -1,10 +1,10 @@
 package io.pgvs3.spring.web;
 
-import io.pgvs3.core.error.Pgvs3Exception;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Typed access to the fields of a JSON request body, each failure a 400 {@code invalid_request} that names the field.
+ * Typed access to the fields of a JSON request body, each failure a 400 {@code invalid_request} that names the field:
+ * the web layer's name for {@link io.pgvs3.core.json.JsonFields}, which the job format in core reads with too.
  */
 public final class JsonFields {
 
@@ -13,69 +13,27 @@ public final class JsonFields {
 
     /** The body as an object, or a 400 when it is anything else. */
     public static JsonNode object(JsonNode body) {
-        if (body == null || body.isMissingNode() || body.isNull()) {
-            throw Pgvs3Exception.invalidRequest("request body must be a JSON object");
-        }
-        if (!body.isObject()) {
-            throw Pgvs3Exception.invalidRequest("request body must be a JSON object, not " + kind(body));
-        }
-        return body;
+        return io.pgvs3.core.json.JsonFields.object(body);
     }
 
     public static String requiredString(JsonNode body, String field) {
-        String value = optionalString(body, field);
-        if (value == null || value.isEmpty()) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' is required", field);
-        }
-        return value;
+        return io.pgvs3.core.json.JsonFields.requiredString(body, field);
     }
 
     public static String optionalString(JsonNode body, String field) {
-        JsonNode node = body.get(field);
-        if (node == null || node.isNull()) {
-            return null;
-        }
-        if (!node.isString()) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' must be a string, not " + kind(node), field);
-        }
-        return node.stringValue();
+        return io.pgvs3.core.json.JsonFields.optionalString(body, field);
     }
 
     public static Long optionalLong(JsonNode body, String field) {
-        JsonNode node = body.get(field);
-        if (node == null || node.isNull()) {
-            return null;
-        }
-        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' must be an integer, not " + kind(node), field);
-        }
-        return node.longValue();
+        return io.pgvs3.core.json.JsonFields.optionalLong(body, field);
     }
 
     public static Boolean optionalBoolean(JsonNode body, String field) {
-        JsonNode node = body.get(field);
-        if (node == null || node.isNull()) {
-            return null;
-        }
-        if (!node.isBoolean()) {
-            throw Pgvs3Exception.invalidRequest("'" + field + "' must be a boolean, not " + kind(node), field);
-        }
-        return node.booleanValue();
+        return io.pgvs3.core.json.JsonFields.optionalBoolean(body, field);
     }
 
     /** A JSON type name for error messages. */
     public static String kind(JsonNode node) {
-        if (node == null || node.isMissingNode()) {
-            return "missing";
-        }
-        return switch (node.getNodeType()) {
-            case STRING -> "a string";
-            case NUMBER -> "a number";
-            case BOOLEAN -> "a boolean";
-            case ARRAY -> "an array";
-            case OBJECT -> "an object";
-            case NULL -> "null";
-            default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-        };
+        return io.pgvs3.core.json.JsonFields.kind(node);
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.pgvs3.core.job.Job;
+import io.pgvs3.core.job.JobDeadLetters;
 import io.pgvs3.core.job.JobState;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.stream.AppendResult;
@@ -105,7 +106,7 @@ class JavaApiTests {
         assertThat(store.get(exhausted.id()).orElseThrow().attempt()).isEqualTo(2);
         assertThat(store.get(refused.id()).orElseThrow().attempt()).as("a non-retryable error ends it").isEqualTo(1);
         assertThat(store.get(refused.id()).orElseThrow().state()).isEqualTo(JobState.DISCARDED);
-        assertThat(store.deadLetter("policies", 10, 0)).extracting(Job::id).contains(exhausted.id());
+        assertThat(app.getBean(JobDeadLetters.class).list("policies", 10, 0)).extracting(Job::id).contains(exhausted.id());
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.core.job.Job;
+import io.pgvs3.core.job.JobEventLog;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.spring.annotation.JobHandler;
 import io.pgvs3.spring.annotation.StreamListener;
@@ -62,7 +63,7 @@ class JobEventStreamTests {
     void aStreamListenerSeesEveryTransitionOfTenThousandJobsOnceInCommitOrderPerJob() {
         JobStore store = app.getBean(JobStore.class);
         JdbcTemplate jdbc = new JdbcTemplate(app.getBean(javax.sql.DataSource.class));
-        assertThat(store.eventStreams().stream("work")).contains("work.events");
+        assertThat(app.getBean(JobEventLog.class).eventStreams().stream("work")).contains("work.events");
         JobTemplate jobs = app.getBean(JobTemplate.class);
         JobOptions options = JobOptions.queue("work").retry(new JobOptions.Retry(2, Duration.ofMillis(10), 1.0,
                 Duration.ofMillis(10)).withJitter(false).withBackoffStrategy("constant"));
@@ -108,7 +109,7 @@ class JobEventStreamTests {
         assertThat(plain).isEqualTo(JOBS - JOBS / 10);
 
         // opting out removes the trigger: the next jobs add nothing to the stream
-        assertThat(store.eventStreams().disable("work")).contains("work.events");
+        assertThat(app.getBean(JobEventLog.class).eventStreams().disable("work")).contains("work.events");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_trigger WHERE tgrelid = 's3p.job_events'::regclass AND NOT tgisinternal",
                 Long.class)).isZero();
         Job after = jobs.enqueue("work.item", 1, JobOptions.queue("work"));

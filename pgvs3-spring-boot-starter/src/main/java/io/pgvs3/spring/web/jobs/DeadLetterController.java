@@ -46,12 +46,12 @@ public class DeadLetterController {
 
     @PostMapping("/ojs/v1/dead-letter/{id}/retry")
     public Map<String, Object> retry(@PathVariable String id) {
-        return JobViews.job(router.withJob(id, jobs -> jobs.retryDeadLetter(id)));
+        return JobViews.job(router.onJobCluster(id, cluster -> cluster.deadLetters().retry(id)));
     }
 
     @DeleteMapping("/ojs/v1/dead-letter/{id}")
     public Map<String, Object> delete(@PathVariable String id) {
-        router.withJob(id, jobs -> jobs.deleteDeadLetter(id));
+        router.onJobCluster(id, cluster -> cluster.deadLetters().delete(id));
         return Map.of("deleted", true, "job_id", id);
     }
 }

@@ -1,15 +1,13 @@
 package io.pgvs3.spring.web.jobs;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.pgvs3.core.cluster.ClusterRouter;
-import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.EnqueueOutcome;
 import io.pgvs3.core.job.Job;
+import io.pgvs3.core.job.JobRequests;
 import io.pgvs3.core.job.NewJob;
 import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import tools.jackson.databind.JsonNode;
@@ -30,8 +28,6 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 public class JobController {
-
-    static final int MAX_BATCH = 10_000;
 
     private final ClusterRouter router;
     private final Pgvs3Metrics metrics;
@@ -62,26 +58,7 @@ public class JobController {
     /** Enqueues {@code {"jobs": [...]}} atomically: every job is validated first, and all are inserted or none. */
     @PostMapping("/ojs/v1/jobs/batch")
     public ResponseEntity<Map<String, Object>> enqueueBatch(@RequestBody(required = false) JsonNode body) {
-        JobRequests.body(body);
-        JsonNode jobs = body.get("jobs");
-        if (jobs == null || !jobs.isArray() || jobs.isEmpty()) {
-            throw Pgvs3Exception.invalidRequest("'jobs' must be a non-empty array of job envelopes", "jobs");
-        }
-        if (jobs.size() > MAX_BATCH) {
-            throw new Pgvs3Exception(ErrorCode.BATCH_TOO_LARGE, "a batch holds at most " + MAX_BATCH + " jobs",
-                    Map.of("max_batch", MAX_BATCH));
-        }
-        List<NewJob> parsed = new ArrayList<>(jobs.size());
-        for (int i = 0; i < jobs.size(); i++) {
-            try {
-                parsed.add(JobRequests.parse(jobs.get(i)));
-            }
-            catch (Pgvs3Exception ex) {
-                Map<String, Object> details = new LinkedHashMap<>(ex.details());
-                details.put("index", i);
-                throw new Pgvs3Exception(ex.code(), "jobs[" + i + "]: " + ex.getMessage(), details);
-            }
-        }
+        List<NewJob> parsed = JobRequests.parseBatch(body);
         List<Job> created = router.forBatch(parsed)
                 .jobs().enqueueBatch(parsed);
         created.forEach(job -> metrics.enqueued(job.queue(), 1));

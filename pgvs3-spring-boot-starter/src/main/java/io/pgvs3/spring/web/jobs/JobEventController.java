@@ -42,7 +42,7 @@ public class JobEventController {
         Pagination.checkLimit(limit, MAX_LIMIT);
         Set<String> queueFilter = split(queues);
         // event ids count per cluster, so one cursor reads one cluster: the queues' own, else the default one
-        List<JobEvent> events = router.forAll(queueFilter, "an event filter").jobs()
+        List<JobEvent> events = router.forAll(queueFilter, "an event filter").jobEvents()
                 .events(split(types), queueFilter, after, limit);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("events", events.stream().map(this::view).toList());

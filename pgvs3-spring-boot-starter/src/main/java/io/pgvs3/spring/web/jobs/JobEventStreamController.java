@@ -5,7 +5,7 @@ import java.util.Map;
 
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.JobEventStreams;
-import io.pgvs3.spring.web.JsonFields;
+import io.pgvs3.core.json.JsonFields;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -51,7 +51,7 @@ public class JobEventStreamController {
 
     /** A queue's job events go to a stream on the queue's own cluster, written by that cluster's job functions. */
     private JobEventStreams eventStreams(String queue) {
-        return router.forQueue(queue).jobs().eventStreams();
+        return router.forQueue(queue).jobEvents().eventStreams();
     }
 
     private static Map<String, Object> view(String queue, String stream) {

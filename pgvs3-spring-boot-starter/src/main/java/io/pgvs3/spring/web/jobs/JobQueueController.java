@@ -24,16 +24,16 @@ public class JobQueueController {
 
     @PostMapping("/ojs/v1/queues/{queue}/pause")
     public Map<String, Object> pause(@PathVariable String queue) {
-        return Map.of("queue", router.forQueue(queue).jobs().pause(queue));
+        return Map.of("queue", router.forQueue(queue).jobQueues().pause(queue));
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/resume")
     public Map<String, Object> resume(@PathVariable String queue) {
-        return Map.of("queue", router.forQueue(queue).jobs().resume(queue));
+        return Map.of("queue", router.forQueue(queue).jobQueues().resume(queue));
     }
 
     @GetMapping("/ojs/v1/queues/{queue}/stats")
     public Map<String, Object> stats(@PathVariable String queue) {
-        return Map.of("queue", router.forQueue(queue).jobs().stats(queue));
+        return Map.of("queue", router.forQueue(queue).jobQueues().stats(queue));
     }
 }

@@ -13,8 +13,9 @@ import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.HeartbeatResult;
 import io.pgvs3.core.job.Job;
 import io.pgvs3.core.job.JobError;
+import io.pgvs3.core.job.JobRequests;
 import io.pgvs3.core.job.JobStore;
-import io.pgvs3.spring.web.JsonFields;
+import io.pgvs3.core.json.JsonFields;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.web.bind.annotation.PostMapping;

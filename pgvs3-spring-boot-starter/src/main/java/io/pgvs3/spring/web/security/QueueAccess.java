@@ -3,8 +3,8 @@ package io.pgvs3.spring.web.security;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.pgvs3.core.job.JobPolicies;
 import io.pgvs3.core.job.UniqueOptions;
-import io.pgvs3.spring.web.jobs.JobRequests;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.security.access.AccessDeniedException;
@@ -107,7 +107,7 @@ final class QueueAccess {
             }
             UniqueOptions policy;
             try {
-                policy = JobRequests.uniqueOptions(unique);
+                policy = JobPolicies.uniqueOptions(unique);
             }
             catch (RuntimeException ex) {
                 continue;
