@@ -20,6 +20,20 @@ CREATE TABLE s3p.queue_templates (
     body     text NOT NULL
 );
 
+-- The advisory lock keys that are not a single queue's own (those are functions in the queue's schema): every key
+-- is hashtextextended('pgvs3.<area>:<queue>[:<detail>]', 0), or 'pgvs3.<area>' for one lock per database.
+-- Creating, upgrading and dropping one queue's namespace.
+CREATE FUNCTION s3p.queue_lock_key(p_name text) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$ SELECT hashtextextended('pgvs3.queue:' || p_name, 0) $$;
+
+-- The one transaction at a time that notifies enqueued jobs from inside the enqueue (see <queue>.enqueue_notify).
+CREATE FUNCTION s3p.enqueue_notify_lock_key() RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$ SELECT hashtextextended('pgvs3.enqueue-notify', 0) $$;
+
+-- The maintenance leader (MaintenancePass): one pass at a time per database.
+CREATE FUNCTION s3p.maintenance_lock_key() RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$ SELECT hashtextextended('pgvs3.maintenance', 0) $$;
+
 CREATE FUNCTION s3p.valid_queue_name(p_name text) RETURNS boolean
 LANGUAGE sql IMMUTABLE AS $$
     SELECT p_name IS NOT NULL AND p_name ~ '^[a-z0-9][a-z0-9.-]*$' AND octet_length(p_name) <= 59
@@ -32,7 +46,7 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- Creates (or brings up to date) the namespace of one queue. Safe to call concurrently for one name:
--- callers serialise on an advisory lock keyed by the name, so both succeed and one schema results.
+-- callers serialise on the queue's advisory lock (queue_lock_key), so both succeed and one schema results.
 CREATE FUNCTION s3p.ensure_queue_schema(p_name text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -45,7 +59,7 @@ BEGIN
         RAISE EXCEPTION 'invalid queue name: %', p_name
             USING ERRCODE = '22023', HINT = 'queue names match ^[a-z0-9][a-z0-9.-]*$ and are at most 59 bytes';
     END IF;
-    PERFORM pg_advisory_xact_lock(hashtextextended('s3p.queue:' || p_name, 0));
+    PERFORM pg_advisory_xact_lock(s3p.queue_lock_key(p_name));
     v_version := s3p.template_version();
     SELECT template_version INTO v_current FROM s3p.queues WHERE name = p_name;
     IF v_current IS NOT DISTINCT FROM v_version
@@ -85,7 +99,7 @@ $$;
 CREATE FUNCTION s3p.drop_queue(p_name text) RETURNS boolean
 LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_advisory_xact_lock(hashtextextended('s3p.queue:' || p_name, 0));
+    PERFORM pg_advisory_xact_lock(s3p.queue_lock_key(p_name));
     IF NOT EXISTS (SELECT 1 FROM s3p.queues WHERE name = p_name) THEN
         RETURN false;
     END IF;
@@ -160,27 +174,6 @@ BEGIN
     END IF;
     EXECUTE format('SELECT %1$I.envelope(j) FROM %1$I.jobs j WHERE j.id = $1', v_schema) INTO v_job USING p_id;
     RETURN v_job;
-END
-$$;
-
--- Claims up to p_count jobs from the queues in the order given: the first queue is drained before the next.
-CREATE FUNCTION s3p.fetch_jobs(p_queues text[], p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint)
-RETURNS SETOF jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_queue   text;
-    v_claimed integer := 0;
-    v_job     jsonb;
-BEGIN
-    FOREACH v_queue IN ARRAY p_queues LOOP
-        EXIT WHEN v_claimed >= p_count;
-        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM s3p.queues WHERE name = v_queue);
-        FOR v_job IN EXECUTE format('SELECT c FROM %I.claim($1, $2, $3, $4) c', 's3q_' || v_queue)
-                USING p_count - v_claimed, p_worker, p_vt_ms, p_default_vt_ms LOOP
-            v_claimed := v_claimed + 1;
-            RETURN NEXT v_job;
-        END LOOP;
-    END LOOP;
 END
 $$;
 

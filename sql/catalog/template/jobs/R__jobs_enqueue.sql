@@ -18,11 +18,18 @@ BEGIN
 END
 $fn$;
 
+-- The advisory lock key of a unique key: in this queue, or across queues for a policy without the queue dimension.
+CREATE OR REPLACE FUNCTION @schema@.unique_lock_key(p_unique_key text, p_across_queues boolean) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $fn$
+    SELECT hashtextextended(CASE WHEN p_across_queues THEN 'pgvs3.unique:' || p_unique_key
+                                 ELSE 'pgvs3.unique:' || @queue@ || ':' || p_unique_key END, 0)
+$fn$;
+
 -- Inserts jobs given as a JSON array of normalised specs (see JobStore). A job whose id already exists anywhere is
 -- skipped: its position is missing from the result. A spec with a unique key is checked first, under an advisory
 -- lock on the key held to commit, so concurrent enqueues of one key cannot both pass; the key is looked up in this
 -- queue, or with unique_global (a policy without the queue dimension) in every queue: on conflict it is rejected
--- (SQLSTATE PV409, the existing id in DETAIL), ignored (the existing job is returned, created = false) or replaces
+-- (SQLSTATE S3410, the existing id in DETAIL), ignored (the existing job is returned, created = false) or replaces
 -- the existing job (which is cancelled; with replace_except_schedule a new job replacing a scheduled one keeps the
 -- time the old one was due). With p_notify, wakes listeners of the queue's channel after commit; a caller
 -- that wakes them itself once its transaction committed passes false (see JobStore: a notifying transaction holds a
@@ -53,11 +60,11 @@ BEGIN
         ORDER BY 2
     LOOP
         IF v_unique.unique_global THEN
-            PERFORM pg_advisory_xact_lock(hashtextextended('s3q.unique:' || v_unique.unique_key, 0));
+            PERFORM pg_advisory_xact_lock(@schema@.unique_lock_key(v_unique.unique_key, true));
             SELECT * INTO v_found FROM s3p.unique_existing(v_unique.unique_key, v_unique.unique_states,
                                                            v_unique.unique_period_ms);
         ELSE
-            PERFORM pg_advisory_xact_lock(hashtextextended('s3q.unique:' || @queue@ || ':' || v_unique.unique_key, 0));
+            PERFORM pg_advisory_xact_lock(@schema@.unique_lock_key(v_unique.unique_key, false));
             SELECT 's3q_' || @queue@ AS schema_name, j.id, j.state, j.scheduled_at INTO v_found FROM @schema@.jobs j
             WHERE j.unique_key = v_unique.unique_key AND j.state = ANY (v_unique.unique_states)
               AND (v_unique.unique_period_ms IS NULL
@@ -79,7 +86,7 @@ BEGIN
                 EXECUTE format('SELECT %I.unique_replaced($1)', v_found.schema_name) USING v_found.id;
             ELSE
                 RAISE EXCEPTION 'a job with unique key % already exists', v_unique.unique_key
-                    USING ERRCODE = 'PV409', DETAIL = v_found.id::text;
+                    USING ERRCODE = 'S3410', DETAIL = v_found.id::text;
             END IF;
         END IF;
     END LOOP;
@@ -193,7 +200,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION @schema@.enqueue_notify(p_mode integer) RETURNS boolean
 LANGUAGE plpgsql AS $fn$
 BEGIN
-    IF p_mode = 1 OR (p_mode = 2 AND pg_try_advisory_xact_lock(hashtextextended('s3p.enqueue-notify', 0))) THEN
+    IF p_mode = 1 OR (p_mode = 2 AND pg_try_advisory_xact_lock(s3p.enqueue_notify_lock_key())) THEN
         PERFORM pg_notify('s3q_' || @queue@, 'jobs');
         RETURN true;
     END IF;

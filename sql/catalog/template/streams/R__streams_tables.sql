@@ -3,7 +3,7 @@
 -- retry and a dead-letter queue. Every stream operation is one function below; Java validates and maps errors.
 --
 -- Error codes raised by these functions (mapped to OJS errors by io.pgvs3.core.stream.StreamErrors):
---   S3400 invalid request, S3404 not found, S3409 conflict.
+--   S3400 invalid request, S3404 not found, S3409 conflict (see sql/README.md).
 --
 -- Storage. Append, receive, ack and nack never UPDATE or DELETE a row, so a transaction that holds the xmin horizon
 -- open cannot make them leave dead tuples behind:

@@ -61,7 +61,7 @@ public class JobStore {
     /** Counts of the stats route stop at this many jobs per state, so a large queue costs no full count. */
     public static final int STATS_CAP = 100_000;
 
-    private static final String UNIQUE_CONFLICT = "PV409";
+    private static final String UNIQUE_CONFLICT = "S3410";
 
     private static final String UNIQUE_VIOLATION = "23505";
 
