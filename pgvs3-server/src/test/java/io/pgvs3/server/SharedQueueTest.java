@@ -290,7 +290,7 @@ class SharedQueueTest extends ServerTestSupport {
             assertThat(dump.exitValue()).as(output).isZero();
             String sql = Files.readString(out);
             assertThat(sql).contains("CREATE TABLE " + schema + ".jobs (", "CREATE TABLE " + schema + ".stream_events",
-                    "CREATE FUNCTION " + schema + ".claim(", "COPY " + schema + ".jobs ");
+                    "CREATE FUNCTION " + schema + ".claim_rows(", "COPY " + schema + ".jobs ");
             assertThat(sql).doesNotContain("CREATE TABLE s3p.");
         }
         finally {

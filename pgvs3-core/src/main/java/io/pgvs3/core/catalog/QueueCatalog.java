@@ -28,6 +28,16 @@ public class QueueCatalog {
 
     private static final int DROP_ATTEMPTS = 5;
 
+    static final String ENSURE_SQL = "SELECT s3p.ensure_queue_schema(?)";
+    static final String EXISTS_SQL = "SELECT EXISTS (SELECT 1 FROM s3p.queues WHERE name = ?)";
+    static final String DESCRIBE_SQL = "SELECT name, schema_name, created_at FROM s3p.queues WHERE name = ?";
+    static final String LIST_SQL = "SELECT name, schema_name, created_at FROM s3p.queues ORDER BY name LIMIT ? OFFSET ?";
+    static final String OVERVIEW_SQL = "SELECT name, schema_name, created_at, paused, estimated_jobs,"
+            + " estimated_stream_events FROM s3p.queue_overview(?, ?)";
+    static final String NAMES_SQL = "SELECT name FROM s3p.queues ORDER BY name";
+    static final String COUNT_SQL = "SELECT count(*) FROM s3p.queues";
+    static final String DROP_SQL = "SELECT s3p.drop_queue(?)";
+
     private static final RowMapper<QueueSummary> SUMMARY = (rs, row) -> new QueueSummary(
             rs.getString("name"), rs.getString("schema_name"), rs.getTimestamp("created_at").toInstant());
 
@@ -42,7 +52,7 @@ public class QueueCatalog {
     /** Creates the queue's namespace if it does not exist yet; returns its schema name. */
     public String ensure(QueueName name) {
         if (!known.contains(name.value())) {
-            jdbc.queryForObject("SELECT s3p.ensure_queue_schema(?)", String.class, name.value());
+            jdbc.queryForObject(ENSURE_SQL, String.class, name.value());
             remember(name);
         }
         return name.schema();
@@ -52,8 +62,7 @@ public class QueueCatalog {
         if (known.contains(name.value())) {
             return true;
         }
-        boolean exists = Boolean.TRUE.equals(jdbc.queryForObject(
-                "SELECT EXISTS (SELECT 1 FROM s3p.queues WHERE name = ?)", Boolean.class, name.value()));
+        boolean exists = Boolean.TRUE.equals(jdbc.queryForObject(EXISTS_SQL, Boolean.class, name.value()));
         if (exists) {
             remember(name);
         }
@@ -79,28 +88,25 @@ public class QueueCatalog {
     }
 
     public Optional<QueueSummary> describe(QueueName name) {
-        return jdbc.query("SELECT name, schema_name, created_at FROM s3p.queues WHERE name = ?", SUMMARY, name.value())
-                .stream().findFirst();
+        return jdbc.query(DESCRIBE_SQL, SUMMARY, name.value()).stream().findFirst();
     }
 
     public List<QueueSummary> list(int limit, int offset) {
-        return jdbc.query("SELECT name, schema_name, created_at FROM s3p.queues ORDER BY name LIMIT ? OFFSET ?",
-                SUMMARY, limit, offset);
+        return jdbc.query(LIST_SQL, SUMMARY, limit, offset);
     }
 
     /** One page of queues by name, each with its paused flag and estimated row counts (see {@link QueueOverview}). */
     public List<QueueOverview> overview(int limit, int offset) {
-        return jdbc.query("SELECT name, schema_name, created_at, paused, estimated_jobs, estimated_stream_events"
-                + " FROM s3p.queue_overview(?, ?)", (rs, row) -> new QueueOverview(rs.getString(1), rs.getString(2),
+        return jdbc.query(OVERVIEW_SQL, (rs, row) -> new QueueOverview(rs.getString(1), rs.getString(2),
                         rs.getTimestamp(3).toInstant(), rs.getBoolean(4), rs.getLong(5), rs.getLong(6)), limit, offset);
     }
 
     public List<String> names() {
-        return jdbc.queryForList("SELECT name FROM s3p.queues ORDER BY name", String.class);
+        return jdbc.queryForList(NAMES_SQL, String.class);
     }
 
     public long count() {
-        Long count = jdbc.queryForObject("SELECT count(*) FROM s3p.queues", Long.class);
+        Long count = jdbc.queryForObject(COUNT_SQL, Long.class);
         return count == null ? 0 : count;
     }
 
@@ -123,7 +129,7 @@ public class QueueCatalog {
         boolean retryable = !TransactionSynchronizationManager.isActualTransactionActive();
         for (int attempt = 1; ; attempt++) {
             try {
-                return Boolean.TRUE.equals(jdbc.queryForObject("SELECT s3p.drop_queue(?)", Boolean.class, name.value()));
+                return Boolean.TRUE.equals(jdbc.queryForObject(DROP_SQL, Boolean.class, name.value()));
             }
             catch (PessimisticLockingFailureException ex) {
                 if (!retryable || attempt >= DROP_ATTEMPTS) {

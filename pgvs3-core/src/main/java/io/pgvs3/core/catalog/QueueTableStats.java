@@ -16,6 +16,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public class QueueTableStats {
 
+    static final String TABLES_SQL = """
+            SELECT relname, n_live_tup, n_dead_tup, pg_total_relation_size(relid) AS total_bytes,
+                   greatest(last_vacuum, last_autovacuum) AS last_vacuum,
+                   greatest(last_analyze, last_autoanalyze) AS last_analyze
+            FROM pg_stat_user_tables WHERE schemaname = ? ORDER BY relname""";
+
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
 
@@ -30,11 +36,7 @@ public class QueueTableStats {
         if (!catalog.exists(name)) {
             throw Pgvs3Exception.notFound("queue '" + queue + "' does not exist");
         }
-        return jdbc.query("SELECT relname, n_live_tup, n_dead_tup, pg_total_relation_size(relid) AS total_bytes,"
-                + " greatest(last_vacuum, last_autovacuum) AS last_vacuum,"
-                + " greatest(last_analyze, last_autoanalyze) AS last_analyze"
-                + " FROM pg_stat_user_tables WHERE schemaname = ? ORDER BY relname", QueueTableStats::table,
-                name.schema());
+        return jdbc.query(TABLES_SQL, QueueTableStats::table, name.schema());
     }
 
     private static Table table(ResultSet rs, int row) throws SQLException {

@@ -17,7 +17,7 @@ public final class SqlErrors {
     public static final String UNIQUE_VIOLATION = "23505";
 
     /** Raised by a queue's {@code enqueue} for a unique job rejected on conflict; the DETAIL is the existing job's id. */
-    public static final String UNIQUE_JOB_CONFLICT = "PV409";
+    public static final String UNIQUE_JOB_CONFLICT = "S3410";
 
     /** untranslatable_character, character_not_in_repertoire, invalid_text_representation: text it cannot store. */
     public static final Set<String> UNSTORABLE_TEXT = Set.of("22P05", "22021", "22P02");

@@ -21,7 +21,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * Job lifecycle events as a stream: a job queue that opted in has every event of its jobs ({@code job.enqueued},
  * {@code job.started}, {@code job.completed}, ...) appended to a stream, in the transaction of the transition that
- * recorded it (see {@code V9__job_event_streams.sql}). Each message has the event id as its id, the event type as its
+ * recorded it (see {@code V1__catalog.sql}). Each message has the event id as its id, the event type as its
  * type and the event data as its payload, so a stream consumer sees every committed transition exactly as the event
  * log records it, with the streams' fan-out, cooperative members, retries and dead letters.
  * <p>

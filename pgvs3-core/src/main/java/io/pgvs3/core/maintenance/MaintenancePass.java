@@ -24,8 +24,8 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  */
 public class MaintenancePass {
 
-    /** The advisory lock key that elects the maintenance leader ({@code hashtext('pgvs3.maintenance')}). */
-    static final String LOCK_SQL = "SELECT pg_try_advisory_xact_lock(hashtextextended('pgvs3.maintenance', 0))";
+    /** Takes the advisory lock that elects the maintenance leader (key {@code pgvs3.maintenance}, see sql/README.md). */
+    static final String LOCK_SQL = "SELECT pg_try_advisory_xact_lock(s3p.maintenance_lock_key())";
 
     private static final Logger log = LoggerFactory.getLogger(MaintenancePass.class);
 

@@ -51,6 +51,14 @@ public class NotificationHub implements AutoCloseable {
     /** The {@code application_name} of the LISTEN connection, which tells it apart in {@code pg_stat_activity}. */
     public static final String APPLICATION_NAME = "pgvs3-notifications";
 
+    private static final String SET_APPLICATION_NAME_SQL = "SET application_name = '" + APPLICATION_NAME + "'";
+
+    private static final String RESET_SQL = "UNLISTEN *; RESET application_name";
+
+    /** The commands {@link #execute} runs for a list of channels, each channel a quoted identifier. */
+    private static final String LISTEN = "LISTEN";
+    private static final String UNLISTEN = "UNLISTEN";
+
     /** Most channels one LISTEN/UNLISTEN statement names. */
     private static final int MAX_CHANNELS_PER_STATEMENT = 500;
 
@@ -183,8 +191,8 @@ public class NotificationHub implements AutoCloseable {
                 }
             }
         }
-        execute(current, "UNLISTEN", unlisten);
-        execute(current, "LISTEN", listen);
+        execute(current, UNLISTEN, unlisten);
+        execute(current, LISTEN, listen);
         listening.addAll(listen);
         // a waiter that registered before the LISTEN ran looks again now that notifications arrive
         listen.forEach(this::dispatch);
@@ -256,7 +264,7 @@ public class NotificationHub implements AutoCloseable {
             listening.clear();
             connection = fresh;
             try (Statement statement = fresh.createStatement()) {
-                statement.execute("SET application_name = '" + APPLICATION_NAME + "'");
+                statement.execute(SET_APPLICATION_NAME_SQL);
             }
             changed.set(false);
             List<String> channels;
@@ -264,7 +272,7 @@ public class NotificationHub implements AutoCloseable {
                 callbacks.values().removeIf(List::isEmpty);
                 channels = List.copyOf(callbacks.keySet());
             }
-            execute(fresh, "LISTEN", channels);
+            execute(fresh, LISTEN, channels);
             listening.addAll(channels);
         }
         catch (SQLException | RuntimeException ex) {
@@ -302,7 +310,7 @@ public class NotificationHub implements AutoCloseable {
                 if (reset && !current.isClosed()) {
                     // the pool hands the connection on: without the channels and the name
                     try (Statement statement = current.createStatement()) {
-                        statement.execute("UNLISTEN *; RESET application_name");
+                        statement.execute(RESET_SQL);
                     }
                 }
             }

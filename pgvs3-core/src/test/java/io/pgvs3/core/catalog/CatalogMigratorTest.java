@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class CatalogMigratorTest {
 
@@ -77,6 +78,31 @@ class CatalogMigratorTest {
         assertThat(jdbc.queryForObject("SELECT queue FROM \"s3q_old-two\".upgrade_probe", String.class))
                 .isEqualTo("old-two");
         assertThat(jdbc.queryForObject("SELECT s3p.upgrade_queue_schemas()", Integer.class)).isZero();
+    }
+
+    @Test
+    void startsFromOneBaseline() {
+        new CatalogMigrator(dataSource).migrate();
+        assertThat(jdbc.queryForList("SELECT version FROM s3p.flyway_schema_history WHERE version IS NOT NULL",
+                String.class)).containsExactly("1");
+    }
+
+    @Test
+    void refusesACatalogMadeByAPreReleaseBuildWithWhatToDo() {
+        new CatalogMigrator(dataSource).migrate();
+        // the history a pre-release build left: the baseline's version 1 followed by versions 2 to 11
+        jdbc.update("""
+                INSERT INTO s3p.flyway_schema_history (installed_rank, version, description, type, script, checksum,
+                                                       installed_by, execution_time, success)
+                SELECT 100 + v, v::text, d, 'SQL', 'V' || v || '__' || replace(d, ' ', '_') || '.sql', 0, current_user,
+                       0, true
+                FROM unnest(ARRAY[2, 10], ARRAY['jobs', 'job locator queue c']) AS t(v, d)""");
+
+        assertThatThrownBy(() -> new CatalogMigrator(dataSource).migrate())
+                .isInstanceOf(PreReleaseCatalogException.class)
+                .hasMessageContaining("pre-release")
+                .hasMessageContaining("DROP SCHEMA s3p CASCADE")
+                .hasMessageContaining("new database");
     }
 
     private boolean tableExists(String schema, String table) {

@@ -310,34 +310,6 @@ class StreamIdempotentAppendTest extends StreamTestSupport {
     }
 
     @Test
-    void aQueueMadeBeforeDedupeKeysIsUpgradedInPlace() {
-        String queue = "idemlegacy";
-        String schema = "s3q_idemlegacy";
-        streams.subscribe(queue, "c", null);
-        // the layout before dedupe keys: no key columns, no window, the two-argument stream_set_config
-        jdbc.execute("ALTER TABLE " + schema + ".stream_events DROP COLUMN dedupe_key, DROP COLUMN dedupe_gen");
-        jdbc.execute("ALTER TABLE " + schema + ".stream_config DROP COLUMN dedupe_window");
-        jdbc.execute("DROP FUNCTION " + schema + ".stream_append_keyed(text[], text[], text[], text[], text[], boolean)");
-        jdbc.execute("DROP FUNCTION " + schema + ".stream_set_config(integer, interval, interval)");
-        jdbc.execute("CREATE FUNCTION " + schema + ".stream_set_config(p_max_retries integer, p_retention interval)"
-                + " RETURNS TABLE (max_retries integer, retention interval) LANGUAGE sql AS"
-                + " 'SELECT 0, interval ''1 day'''");
-        List<AppendResult> before = appendMany(queue, 3);
-
-        jdbc.update("UPDATE s3p.queues SET template_version = 'first' WHERE name = ?", queue);
-        assertThat(jdbc.queryForObject("SELECT s3p.upgrade_queue_schemas()", Integer.class)).isEqualTo(1);
-
-        assertThat(count("SELECT count(*) FROM pg_proc WHERE proname = 'stream_set_config'"
-                + " AND pronamespace = ?::regnamespace", schema)).isEqualTo(1);
-        assertThat(streams.config(queue).dedupeWindow()).isEqualTo(StreamConfig.DEFAULT_DEDUPE_WINDOW);
-        AppendResult keyed = streams.append(queue, keyed("after-upgrade", 1));
-        assertThat(streams.append(queue, keyed("after-upgrade", 2)).seq()).isEqualTo(keyed.seq());
-        StreamBatch batch = streams.receive(queue, "c", null, 100);
-        assertThat(batch.messages()).extracting(ReceivedMessage::seq).containsExactly(before.get(0).seq(),
-                before.get(1).seq(), before.get(2).seq(), keyed.seq());
-    }
-
-    @Test
     void aRolledBackFirstAppendLeavesTheKeyFree() {
         String queue = "idemrollback";
         streams.append(queue, NewStreamMessage.of("t", "{}"));

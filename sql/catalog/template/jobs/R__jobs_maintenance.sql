@@ -1,0 +1,102 @@
+-- The jobs view: the per-queue maintenance step (timeouts, expired leases, promotion, expiry, retention) and the
+-- state counts of the stats route.
+INSERT INTO s3p.queue_templates (part, position, body) VALUES ('jobs.maintenance', 16, $template$
+
+-- Cheap counts per state for the stats route: each is an index scan of its partial index, capped at p_cap rows.
+CREATE OR REPLACE FUNCTION @schema@.stats(p_cap integer) RETURNS jsonb
+LANGUAGE sql STABLE AS $fn$
+    SELECT jsonb_build_object(
+        'available', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE state = 'available' LIMIT p_cap) t),
+        'active', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE state = 'active' LIMIT p_cap) t),
+        'scheduled', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE state = 'scheduled' LIMIT p_cap) t),
+        'retryable', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE state = 'retryable' LIMIT p_cap) t),
+        'completed', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs
+                                            WHERE state = 'completed' AND NOT dead_letter LIMIT p_cap) t),
+        'cancelled', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs
+                                            WHERE state = 'cancelled' AND NOT dead_letter LIMIT p_cap) t),
+        'discarded', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs
+                                            WHERE state = 'discarded' AND NOT dead_letter LIMIT p_cap) t),
+        'dead_letter', (SELECT count(*) FROM (SELECT 1 FROM @schema@.jobs WHERE dead_letter LIMIT p_cap) t),
+        'paused', (SELECT paused FROM @schema@.job_settings),
+        'rate_limit_per_second', (SELECT rate_limit_per_second FROM @schema@.job_settings))
+$fn$;
+
+CREATE INDEX IF NOT EXISTS jobs_expiry ON @schema@.jobs (expires_at)
+    WHERE expires_at IS NOT NULL AND state IN ('scheduled', 'available', 'retryable');
+
+-- One maintenance step for this queue, each part bounded by p_limit rows: execution timeouts fail their job with
+-- code timeout, expired leases go back to available, due jobs are promoted, jobs past expires_at are discarded and
+-- terminal jobs older than their retention are deleted. Returns how many jobs it touched. Every step reads a partial
+-- index made for it; sequential scans are ruled out because a queue that grew since its statistics were last
+-- gathered (autovacuum analyses it a minute or more later) looked small enough to scan whole on every pass. JIT is
+-- off because a statement left with only a sequential scan carries the huge cost that rules it out, which would
+-- otherwise make PostgreSQL compile that statement on every pass.
+CREATE OR REPLACE FUNCTION @schema@.maintain(p_limit integer, p_retention_ms bigint, p_dead_letter_retention_ms bigint)
+RETURNS bigint
+LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $fn$
+DECLARE
+    v_total bigint := 0;
+    v_count bigint;
+    v_id    uuid;
+BEGIN
+    FOR v_id IN
+        SELECT id FROM @schema@.jobs WHERE state = 'active' AND deadline_at <= now()
+        ORDER BY deadline_at LIMIT p_limit FOR UPDATE SKIP LOCKED
+    LOOP
+        PERFORM @schema@.fail(v_id, jsonb_build_object('code', 'timeout', 'type', 'timeout', 'retryable', true,
+                                                       'message', 'job exceeded its timeout_ms'), false);
+        v_total := v_total + 1;
+    END LOOP;
+
+    WITH expired AS (
+        SELECT id FROM @schema@.jobs WHERE state = 'active' AND lease_until <= now()
+        ORDER BY lease_until LIMIT p_limit FOR UPDATE SKIP LOCKED
+    )
+    UPDATE @schema@.jobs j SET state = 'available', worker_id = NULL, lease_until = NULL, deadline_at = NULL
+    FROM expired e WHERE j.id = e.id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_total := v_total + v_count;
+    IF v_count > 0 THEN
+        PERFORM nextval('@schema@.jobs_rewinds');
+        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+    END IF;
+
+    v_total := v_total + @schema@.promote(p_limit);
+
+    WITH past AS (
+        SELECT id FROM @schema@.jobs
+        WHERE expires_at <= now() AND state IN ('scheduled', 'available', 'retryable')
+        LIMIT p_limit FOR UPDATE SKIP LOCKED
+    )
+    UPDATE @schema@.jobs j SET state = 'discarded', discarded_at = now(), finished_at = now()
+    FROM past p WHERE j.id = p.id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_total := v_total + v_count;
+
+    WITH old AS (
+        SELECT id FROM @schema@.jobs
+        WHERE state IN ('completed', 'cancelled', 'discarded') AND NOT dead_letter
+          AND finished_at < now() - make_interval(secs => p_retention_ms / 1000.0)
+        LIMIT p_limit
+    ), deleted AS (
+        DELETE FROM @schema@.jobs j USING old WHERE j.id = old.id RETURNING j.id
+    )
+    DELETE FROM s3p.job_locator l USING deleted d WHERE l.id = d.id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    v_total := v_total + v_count;
+
+    WITH old AS (
+        SELECT id FROM @schema@.jobs
+        WHERE dead_letter AND finished_at < now() - make_interval(secs => p_dead_letter_retention_ms / 1000.0)
+        LIMIT p_limit
+    ), deleted AS (
+        DELETE FROM @schema@.jobs j USING old WHERE j.id = old.id RETURNING j.id
+    )
+    DELETE FROM s3p.job_locator l USING deleted d WHERE l.id = d.id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_total + v_count;
+END
+$fn$;
+
+$template$)
+ON CONFLICT (part) DO UPDATE SET position = excluded.position, body = excluded.body;

@@ -1,0 +1,171 @@
+-- The streams view: snapshot differences (which events a batch holds), tick choice, and batch lookups.
+INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams.snapshots', 23, $template$
+
+-- The sequence numbers of the events visible in p_to but not in p_from (PgQue's two-snapshot difference), in
+-- storage order, at most p_limit of them. An event p_from does not see was written by a transaction that started
+-- after it (txid at or above its xmax) or was running when it was taken (txid in its xip list); both are index
+-- ranges on txid, however far behind p_from's xmin a long transaction holds it.
+-- The diff functions are PL/pgSQL, not SQL: PL/pgSQL keeps the plans of its statements for the session, a SQL
+-- function called from PL/pgSQL is planned again on every call (a third of a millisecond here, on every receive).
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_seqs(p_from pg_snapshot, p_to pg_snapshot, p_limit integer)
+RETURNS bigint[]
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
+    RETURN (SELECT coalesce(array_agg(d.seq ORDER BY d.seq), '{}')
+            FROM (SELECT e.seq
+                  FROM @schema@.stream_events e
+                  WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
+                    AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+                  ORDER BY e.seq
+                  LIMIT p_limit) d);
+END
+$fn$;
+
+-- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
+-- p_limit of them, their sequence numbers as ranges, and whether more such events follow: a batch read in one scan,
+-- whole rows, so that the receive needs no second lookup by sequence number.
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
+                                                       p_limit integer, OUT events @schema@.stream_events[],
+                                                       OUT seqs int8multirange, OUT more boolean)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
+    SELECT coalesce(array_agg(d.e ORDER BY d.n) FILTER (WHERE d.n <= p_limit), '{}'),
+           coalesce(range_agg(int8range((d.e).seq, (d.e).seq, '[]')) FILTER (WHERE d.n <= p_limit), '{}'),
+           count(*) > p_limit
+    INTO events, seqs, more
+    FROM (SELECT e, row_number() OVER (ORDER BY e.seq) AS n
+          FROM @schema@.stream_events e
+          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
+            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+            AND e.seq > p_after_seq
+          ORDER BY e.seq
+          LIMIT p_limit + 1) d;
+END
+$fn$;
+
+-- What stream_diff_events returns without the rows: the sequence numbers of the batch and whether more follow. An
+-- allocation (stream_allocate) needs no more; the member reads the rows afterwards, without the consumer lock.
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_ranges(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
+                                                       p_limit integer, OUT seqs int8multirange, OUT more boolean)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
+    SELECT coalesce(range_agg(int8range(d.seq, d.seq, '[]')) FILTER (WHERE d.n <= p_limit), '{}'),
+           count(*) > p_limit
+    INTO seqs, more
+    FROM (SELECT e.seq, row_number() OVER (ORDER BY e.seq) AS n
+          FROM @schema@.stream_events e
+          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
+            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+            AND e.seq > p_after_seq
+          ORDER BY e.seq
+          LIMIT p_limit + 1) d;
+END
+$fn$;
+
+-- The end tick of the next batch from p_start: the newest tick whose sequence numbers fit p_max (max_seq grows
+-- with tick ids, so this is one short index range), else the nearest newer tick. Sequence numbers only estimate a
+-- span's size (an event may commit after a tick that saw a higher number, a rolled-back append uses numbers), so
+-- the caller checks the span it gets.
+CREATE OR REPLACE FUNCTION @schema@.stream_end_tick(p_start bigint, p_start_seq bigint, p_max integer)
+RETURNS bigint
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_end bigint;
+BEGIN
+    SELECT t.tick_id INTO v_end FROM @schema@.stream_ticks t
+    WHERE t.max_seq >= p_start_seq AND t.max_seq <= p_start_seq + p_max AND t.tick_id > p_start
+    ORDER BY t.max_seq DESC, t.tick_id DESC
+    LIMIT 1;
+    IF v_end IS NULL THEN
+        SELECT min(t.tick_id) INTO v_end FROM @schema@.stream_ticks t WHERE t.tick_id > p_start;
+    END IF;
+    RETURN v_end;
+END
+$fn$;
+
+-- Whether events committed after p_from are visible to the calling statement.
+CREATE OR REPLACE FUNCTION @schema@.stream_has_new_events(p_from pg_snapshot)
+RETURNS boolean
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+    v_now pg_snapshot := pg_current_snapshot();
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM @schema@.stream_events e
+                   WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(v_now) OR e.txid = ANY (v_xip))
+                     AND NOT pg_visible_in_snapshot(e.txid, p_from) AND pg_visible_in_snapshot(e.txid, v_now));
+END
+$fn$;
+
+-- The messages of one batch, read back by its fixed sequence numbers within its tick range.
+CREATE OR REPLACE FUNCTION @schema@.stream_batch_messages(p_batch_id bigint)
+RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
+               payload json, headers jsonb, retry_count integer, created_at timestamptz)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_batch @schema@.stream_batches;
+    v_from  pg_snapshot;
+    v_to    pg_snapshot;
+BEGIN
+    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
+    SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick LIMIT 1;
+    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick LIMIT 1;
+    RETURN QUERY
+    SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
+           e.headers, e.retry_count, e.created_at
+    FROM @schema@.stream_events e
+    WHERE (e.txid >= pg_snapshot_xmax(v_from) AND e.txid < pg_snapshot_xmax(v_to)
+           OR e.txid = ANY (ARRAY(SELECT pg_snapshot_xip(v_from))))
+      AND e.seq <@ v_batch.seqs
+    ORDER BY e.seq;
+END
+$fn$;
+
+-- The outstanding, unacked batch of one member of a subscription whose cursor is at (p_tick, p_seq), or null. A
+-- member gets a new batch only once its previous one is acked, so only its newest batch can be unacked.
+CREATE OR REPLACE FUNCTION @schema@.stream_active_batch(p_sub_id bigint, p_member text, p_tick bigint, p_seq bigint)
+RETURNS bigint
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_batch bigint;
+BEGIN
+    SELECT b.batch_id INTO v_batch FROM @schema@.stream_batches b
+    WHERE b.sub_id = p_sub_id AND b.member = p_member AND (b.start_tick, b.after_seq) >= (p_tick, p_seq)
+    ORDER BY b.start_tick DESC, b.after_seq DESC
+    LIMIT 1;
+    IF v_batch IS NULL OR EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = v_batch) THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_batch;
+END
+$fn$;
+
+-- Where the next batch of a subscription starts: the end of its newest batch, or its cursor (p_tick, p_seq,
+-- p_range_end) when that is further.
+CREATE OR REPLACE FUNCTION @schema@.stream_next_position(p_sub_id bigint, p_tick bigint, p_seq bigint,
+                                                         p_range_end bigint, OUT tick bigint, OUT seq bigint,
+                                                         OUT range_end bigint)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_batch @schema@.stream_batches;
+BEGIN
+    tick := p_tick;
+    seq := p_seq;
+    range_end := p_range_end;
+    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.sub_id = p_sub_id
+    ORDER BY b.start_tick DESC, b.after_seq DESC LIMIT 1;
+    IF FOUND AND ((@schema@.stream_batch_end(v_batch)).tick, (@schema@.stream_batch_end(v_batch)).seq) > (p_tick, p_seq)
+    THEN
+        SELECT e.tick, e.seq, e.range_end INTO tick, seq, range_end FROM @schema@.stream_batch_end(v_batch) e;
+    END IF;
+END
+$fn$;
+
+$template$)
+ON CONFLICT (part) DO UPDATE SET position = excluded.position, body = excluded.body;
