@@ -45,7 +45,7 @@ final class Durations {
                 return total;
             }
         }
-        catch (DateTimeParseException | ArithmeticException ex) {
+        catch (DateTimeParseException | ArithmeticException | NumberFormatException ex) {
             // reported below
         }
         throw Pgvs3Exception.invalidRequest("'" + field + "' is not a duration: '" + text

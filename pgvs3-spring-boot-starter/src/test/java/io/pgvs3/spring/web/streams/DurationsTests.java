@@ -28,7 +28,7 @@ class DurationsTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "5", "5x", "h", "-5s", "1.5s", "PT" })
+    @ValueSource(strings = { "5", "5x", "h", "-5s", "1.5s", "PT", "99999999999999999999d" })
     void refusesWhatIsNotADurationNamingTheField(String text) {
         assertThatThrownBy(() -> Durations.parse(text, "retention")).isInstanceOfSatisfying(Pgvs3Exception.class,
                 ex -> {
