@@ -20,6 +20,7 @@ import java.util.UUID;
 import java.util.function.Function;
 
 import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.sql.QueueStatement;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
@@ -38,13 +39,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class EnqueueRows {
 
-    /** One job, one parameter per column, on the queue's schema (see {@link JobQueues#onQueue}). */
-    static final String ENQUEUE_JOB_SQL = "SELECT e.enqueue_time, e.notified FROM @schema@.enqueue_job(?, ?, ?::jsonb,"
-            + " ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?::timestamptz, ?::timestamptz, ?, ?) e";
+    /** One job, one parameter per column, on the queue's schema. */
+    static final QueueStatement ENQUEUE_JOB_SQL = QueueStatement.of(
+            "SELECT e.enqueue_time, e.notified FROM {enqueue_job}(?, ?, ?::jsonb,"
+            + " ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?::timestamptz, ?::timestamptz, ?, ?) e");
 
     /** Jobs, one array per column, on the queue's schema. */
-    static final String ENQUEUE_ROWS_SQL = "SELECT e.enqueue_time, e.notified FROM @schema@.enqueue_rows(?, ?, ?::jsonb,"
-            + " ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) e";
+    static final QueueStatement ENQUEUE_ROWS_SQL = QueueStatement.of(
+            "SELECT e.enqueue_time, e.notified FROM {enqueue_rows}(?, ?, ?::jsonb,"
+            + " ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) e");
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -137,7 +140,7 @@ final class EnqueueRows {
      * column.
      */
     Inserted insert(JdbcTemplate jdbc, EnqueueNotification notification) {
-        String sql = JobQueues.onQueue(rows.size() == 1 ? ENQUEUE_JOB_SQL : ENQUEUE_ROWS_SQL, queue);
+        String sql = (rows.size() == 1 ? ENQUEUE_JOB_SQL : ENQUEUE_ROWS_SQL).in(queue.schema());
         List<Result> results = jdbc.query(
                 connection -> rows.size() == 1 ? singleStatement(connection, sql, notification)
                         : statement(connection, sql, notification),

@@ -13,6 +13,7 @@ import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.notify.QueueNotifier;
+import io.pgvs3.core.sql.QueueStatement;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -29,8 +30,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class JobEnqueuer {
 
-    /** A queue's enqueue of JSON specs, on its schema (see {@link JobQueues#onQueue(String, QueueName)}). */
-    static final String ENQUEUE_SPECS_SQL = "SELECT e.ord, e.job::text, e.created FROM @schema@.enqueue(?::jsonb, ?) e";
+    /** A queue's enqueue of JSON specs, on its schema. */
+    static final QueueStatement ENQUEUE_SPECS_SQL = QueueStatement.of(
+            "SELECT e.ord, e.job::text, e.created FROM {enqueue}(?::jsonb, ?) e");
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
@@ -133,7 +135,7 @@ final class JobEnqueuer {
         boolean notify = notification == EnqueueNotification.ALWAYS;
         Map<Integer, EnqueueOutcome> inserted = new HashMap<>();
         try {
-            jdbc.query(JobQueues.onQueue(ENQUEUE_SPECS_SQL, queue), rs -> {
+            jdbc.query(ENQUEUE_SPECS_SQL.in(queue.schema()), rs -> {
                 inserted.put(rs.getInt(1), new EnqueueOutcome(Job.fromEnvelopeText(rs.getString(2)), rs.getBoolean(3)));
             }, spec.toString(), notify);
         }

@@ -3,6 +3,7 @@ package io.pgvs3.core.job;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.maintenance.MaintenanceTask;
+import io.pgvs3.core.sql.QueueStatement;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,8 +16,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public class JobMaintenanceTask implements MaintenanceTask {
 
-    /** One queue's pass, on its schema (see {@link JobQueues#onQueue(String, QueueName)}). */
-    static final String MAINTAIN_QUEUE_SQL = "SELECT @schema@.maintain(?, ?, ?)";
+    /** One queue's pass, on its schema. */
+    static final QueueStatement MAINTAIN_QUEUE_SQL = QueueStatement.of("SELECT {maintain}(?, ?, ?)");
 
     /**
      * From the head of the log in id order, up to its first event still within the retention: occurred_at has no
@@ -72,7 +73,7 @@ public class JobMaintenanceTask implements MaintenanceTask {
         for (String name : catalog.names()) {
             QueueName queue = QueueName.of(name);
             try {
-                Long count = jdbc.queryForObject(JobQueues.onQueue(MAINTAIN_QUEUE_SQL, queue), Long.class,
+                Long count = jdbc.queryForObject(MAINTAIN_QUEUE_SQL.in(queue.schema()), Long.class,
                         settings.maintenanceBatch(), settings.retention().toMillis(),
                         settings.deadLetterRetention().toMillis());
                 handled += count == null ? 0 : count;

@@ -6,7 +6,7 @@ import java.util.Map;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
-import io.pgvs3.core.sql.Identifiers;
+import io.pgvs3.core.sql.QueueStatement;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -17,15 +17,14 @@ public class JobQueues {
     /** Counts of the stats route stop at this many jobs per state, so a large queue costs no full count. */
     public static final int STATS_CAP = 100_000;
 
-    /** Where a statement on one queue names the queue's schema (see {@link #onQueue(String, QueueName)}). */
-    static final String SCHEMA = "@schema@";
 
-    static final String PAUSE_SQL = "UPDATE @schema@.job_settings SET paused = ?";
+    static final QueueStatement PAUSE_SQL = QueueStatement.of("UPDATE {job_settings} SET paused = ?");
 
-    static final String RATE_LIMIT_SQL = "UPDATE @schema@.job_settings SET rate_limit_per_second = ?,"
-            + " tokens = coalesce(?, 0), refilled_at = clock_timestamp()";
+    static final QueueStatement RATE_LIMIT_SQL = QueueStatement.of(
+            "UPDATE {job_settings} SET rate_limit_per_second = ?,"
+            + " tokens = coalesce(?, 0), refilled_at = clock_timestamp()");
 
-    static final String STATS_SQL = "SELECT @schema@.stats(?)::text";
+    static final QueueStatement STATS_SQL = QueueStatement.of("SELECT {stats}(?)::text");
 
     static final String DELETE_ALL_SQL = "TRUNCATE s3p.job_locator, s3p.job_events, s3p.workflows, s3p.workflow_jobs";
 
@@ -50,7 +49,7 @@ public class JobQueues {
     }
 
     private Map<String, Object> setPaused(QueueName queue, boolean paused) {
-        catalog.withQueue(queue, () -> jdbc.update(onQueue(PAUSE_SQL, queue), paused));
+        catalog.withQueue(queue, () -> jdbc.update(PAUSE_SQL.in(queue.schema()), paused));
         return stats(queue.value());
     }
 
@@ -60,7 +59,7 @@ public class JobQueues {
         if (perSecond != null && !(perSecond > 0)) {
             throw Pgvs3Exception.invalidRequest("rate limit must be positive", "max_per_second");
         }
-        catalog.withQueue(name, () -> jdbc.update(onQueue(RATE_LIMIT_SQL, name), perSecond, perSecond));
+        catalog.withQueue(name, () -> jdbc.update(RATE_LIMIT_SQL.in(name.schema()), perSecond, perSecond));
     }
 
     /**
@@ -72,7 +71,8 @@ public class JobQueues {
         if (!catalog.exists(name)) {
             throw Pgvs3Exception.notFound("queue '" + queue + "' does not exist");
         }
-        String json = catalog.withQueue(name, () -> jdbc.queryForObject(onQueue(STATS_SQL, name), String.class, STATS_CAP));
+        String json = catalog.withQueue(name,
+                () -> jdbc.queryForObject(STATS_SQL.in(name.schema()), String.class, STATS_CAP));
         Map<String, Object> stats = new LinkedHashMap<>();
         stats.put("name", name.value());
         mapper.readTree(json).properties().forEach(field -> stats.put(field.getKey(), field.getValue()));
@@ -85,8 +85,4 @@ public class JobQueues {
         events.eventStreams().syncTriggers();
     }
 
-    /** A statement on one queue: {@link #SCHEMA} replaced by the queue's schema, quoted. */
-    static String onQueue(String sql, QueueName queue) {
-        return sql.replace(SCHEMA, Identifiers.quote(queue.schema()));
-    }
 }

@@ -17,6 +17,7 @@ import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
+import io.pgvs3.core.sql.QueueStatement;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -47,8 +48,9 @@ public class JobStore {
     /** Acks of jobs of any queues, each looked up in the locator. */
     static final String ACK_SQL = "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a";
 
-    /** Acks of jobs of one queue, on its schema (see {@link JobQueues#onQueue(String, QueueName)}). */
-    static final String QUEUE_ACK_SQL = "SELECT a.ord, a.job::text, a.ok FROM @schema@.ack(?, ?::jsonb[], ?, ?) a";
+    /** Acks of jobs of one queue, on its schema. */
+    static final QueueStatement QUEUE_ACK_SQL = QueueStatement.of(
+            "SELECT a.ord, a.job::text, a.ok FROM {ack}(?, ?::jsonb[], ?, ?) a");
 
     static final String NACK_SQL = "SELECT a.job::text, a.ok FROM s3p.job_action('nack', ?, ?, ?::jsonb, ?) a";
 
@@ -246,7 +248,7 @@ public class JobStore {
         Map<Integer, AckOutcome> outcomes = new HashMap<>();
         jdbc.query(connection -> {
             PreparedStatement statement = connection.prepareStatement(queue == null ? ACK_SQL
-                    : JobQueues.onQueue(QUEUE_ACK_SQL, queue));
+                    : QUEUE_ACK_SQL.in(queue.schema()));
             statement.setArray(1, connection.createArrayOf("uuid", ids));
             statement.setArray(2, connection.createArrayOf("text", results));
             statement.setArray(3, connection.createArrayOf("text", workers));

@@ -8,7 +8,7 @@ import java.util.Set;
 
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
-import io.pgvs3.spring.web.JsonFields;
+import io.pgvs3.core.json.JsonFields;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.dao.DuplicateKeyException;

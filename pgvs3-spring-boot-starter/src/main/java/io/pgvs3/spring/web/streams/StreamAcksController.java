@@ -5,8 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.pgvs3.core.cluster.ClusterRouter;
+import io.pgvs3.core.json.JsonFields;
 import io.pgvs3.core.stream.NackResult;
-import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.web.bind.annotation.PostMapping;

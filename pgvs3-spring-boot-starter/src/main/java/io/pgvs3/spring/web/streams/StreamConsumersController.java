@@ -9,10 +9,10 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.json.JsonFields;
 import io.pgvs3.core.stream.ReceiveTarget;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.core.stream.Subscription;
-import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.http.HttpStatus;

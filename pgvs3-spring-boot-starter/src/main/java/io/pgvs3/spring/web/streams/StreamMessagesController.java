@@ -7,11 +7,11 @@ import java.util.Map;
 
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.json.JsonFields;
 import io.pgvs3.core.stream.AppendResult;
 import io.pgvs3.core.stream.NewStreamMessage;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.metrics.Pgvs3Metrics;
-import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -6,8 +6,8 @@ import java.util.Map;
 
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.json.JsonFields;
 import io.pgvs3.core.stream.StreamStore;
-import io.pgvs3.spring.web.JsonFields;
 import io.pgvs3.spring.web.Pagination;
 import tools.jackson.databind.JsonNode;
 

@@ -7,9 +7,9 @@ import java.util.Map;
 import io.pgvs3.core.ResourceNames;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.json.JsonFields;
 import io.pgvs3.core.stream.NewStreamMessage;
 import io.pgvs3.core.stream.StreamStore;
-import io.pgvs3.spring.web.JsonFields;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
