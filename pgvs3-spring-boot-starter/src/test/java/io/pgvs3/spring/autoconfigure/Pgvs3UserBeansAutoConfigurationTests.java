@@ -28,6 +28,7 @@ import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.mockito.Answers;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -82,7 +83,7 @@ class Pgvs3UserBeansAutoConfigurationTests {
     void clusterBeansBackOffForApplicationBeans() {
         replaces(web, ClusterLongPolls.class);
         ClusterRouter router = mock(ClusterRouter.class);
-        when(router.defaultCluster()).thenReturn(mock(Cluster.class));
+        when(router.defaultCluster()).thenReturn(mock(Cluster.class, Answers.RETURNS_DEEP_STUBS));
         runner.withPropertyValues("pgvs3.maintenance.enabled=false")
                 .withBean("myRouter", ClusterRouter.class, () -> router)
                 .withBean("myClusters", ConfiguredClusters.class, () -> mock(ConfiguredClusters.class))
