@@ -21,6 +21,7 @@ import io.pgvs3.spring.template.JobTemplate;
 import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.spring.test.Pgvs3Await;
 import io.pgvs3.test.TestPostgres;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The examples of docs/spring.md, compiled and run: the annotated methods, the error handler bean and the extra
  * container factory.
  */
+@Tag("slow")
 class DocsExamplesTests {
 
     @Test

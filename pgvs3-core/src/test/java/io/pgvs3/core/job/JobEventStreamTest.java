@@ -21,6 +21,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Job lifecycle events appended to a stream in the transactions of the transitions. */
+@Tag("slow")
 class JobEventStreamTest extends JobStoreTestSupport {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The job store under real concurrency on a real PostgreSQL: exclusive claims, lease expiry, cancel racing ack,
  * and group-committed acks.
  */
+@Tag("slow")
 class JobStoreConcurrencyTest extends JobStoreTestSupport {
 
     @Test

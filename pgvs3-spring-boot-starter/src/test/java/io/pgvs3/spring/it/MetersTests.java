@@ -30,6 +30,7 @@ import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -47,6 +48,7 @@ import static org.awaitility.Awaitility.await;
  * Meters count what happened: work counted after commit, HTTP enqueues and appends counted, lag read from the
  * events a consumer can see; and every meter docs/spring.md lists exists.
  */
+@Tag("slow")
 class MetersTests {
 
     private static final List<String> seen = new CopyOnWriteArrayList<>();

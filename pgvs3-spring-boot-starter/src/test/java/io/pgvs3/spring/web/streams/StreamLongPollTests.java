@@ -31,6 +31,7 @@ import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -44,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * why. A hub whose connection is held back until a test lets it go shows what happens to a receive whose first
  * attempt ran before its channel was LISTENed to.
  */
+@Tag("slow")
 class StreamLongPollTests {
 
     static HikariDataSource dataSource;
