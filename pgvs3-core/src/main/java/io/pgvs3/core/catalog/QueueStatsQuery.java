@@ -3,7 +3,7 @@ package io.pgvs3.core.catalog;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.pgvs3.core.sql.Identifiers;
+import io.pgvs3.core.sql.QueueStatement;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -14,15 +14,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public class QueueStatsQuery {
 
-    /** The consumers as a JSON array of {@code name}, {@code lag} and {@code lag_seconds}; %s: the quoted schema. */
-    static final String CONSUMERS_SQL = "SELECT %s.stream_consumers()::text";
+    /** The consumers as a JSON array of {@code name}, {@code lag} and {@code lag_seconds}. */
+    static final QueueStatement CONSUMERS_SQL = QueueStatement.of("SELECT {stream_consumers}()::text");
 
-    /** Unfinished jobs per state and the dead letters; %1$s: the quoted schema. */
-    static final String JOB_DEPTH_SQL = "SELECT (SELECT count(*) FROM %1$s.jobs WHERE state = 'available'),"
-            + " (SELECT count(*) FROM %1$s.jobs WHERE state = 'active'),"
-            + " (SELECT count(*) FROM %1$s.jobs WHERE state = 'scheduled'),"
-            + " (SELECT count(*) FROM %1$s.jobs WHERE state = 'retryable'),"
-            + " (SELECT count(*) FROM %1$s.jobs WHERE dead_letter)";
+    /** Unfinished jobs per state and the dead letters. */
+    static final QueueStatement JOB_DEPTH_SQL = QueueStatement.of(
+            "SELECT (SELECT count(*) FROM {jobs} WHERE state = 'available'),"
+            + " (SELECT count(*) FROM {jobs} WHERE state = 'active'),"
+            + " (SELECT count(*) FROM {jobs} WHERE state = 'scheduled'),"
+            + " (SELECT count(*) FROM {jobs} WHERE state = 'retryable'),"
+            + " (SELECT count(*) FROM {jobs} WHERE dead_letter)");
 
     private final JdbcTemplate jdbc;
 
@@ -35,17 +36,13 @@ public class QueueStatsQuery {
      * a missing-namespace error ({@link QueueCatalog#isMissingNamespace}) when the queue was dropped meanwhile.
      */
     public String consumersJson(QueueName queue) {
-        return jdbc.queryForObject(CONSUMERS_SQL.formatted(schema(queue)), String.class);
+        return jdbc.queryForObject(CONSUMERS_SQL.in(queue.schema()), String.class);
     }
 
     /** The queue's job depth; fails like {@link #consumersJson} when the queue was dropped meanwhile. */
     public JobDepth jobDepth(QueueName queue) {
-        return jdbc.queryForObject(JOB_DEPTH_SQL.formatted(schema(queue)), (rs, row) -> new JobDepth(rs.getLong(1),
+        return jdbc.queryForObject(JOB_DEPTH_SQL.in(queue.schema()), (rs, row) -> new JobDepth(rs.getLong(1),
                 rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)));
-    }
-
-    private static String schema(QueueName queue) {
-        return Identifiers.quote(queue.schema());
     }
 
     /**
