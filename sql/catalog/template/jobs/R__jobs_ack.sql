@@ -174,13 +174,23 @@ $fn$;
 
 -- Extends the leases of active jobs held by the worker. The directive is the conformance suite's test hook
 -- (options.metadata.test_directive of the job): quiet or terminate.
+-- A job locked by another transaction at that moment (its ack, nack or cancel, or another heartbeat) is skipped and
+-- left out of the answer: a heartbeat that waited for it would hold the leases it already extended while it waited,
+-- and a batch ack taking the same jobs in another order would deadlock with it. A worker's heartbeat renews a lease
+-- well before it runs out, so a job skipped once is extended by the next one.
 CREATE OR REPLACE FUNCTION @schema@.extend(p_ids uuid[], p_worker text, p_vt_ms bigint, p_default_vt_ms bigint)
 RETURNS TABLE (id uuid, directive text)
 LANGUAGE sql AS $fn$
+    WITH held AS (
+        SELECT h.id FROM @schema@.jobs h
+        WHERE h.id = ANY (p_ids) AND h.state = 'active'
+          AND (p_worker IS NULL OR h.worker_id IS NULL OR h.worker_id = p_worker)
+        FOR UPDATE SKIP LOCKED
+    )
     UPDATE @schema@.jobs j
     SET lease_until = now() + make_interval(secs => coalesce(p_vt_ms, j.visibility_timeout_ms, p_default_vt_ms) / 1000.0)
-    WHERE j.id = ANY (p_ids) AND j.state = 'active'
-      AND (p_worker IS NULL OR j.worker_id IS NULL OR j.worker_id = p_worker)
+    FROM held
+    WHERE j.id = held.id
     RETURNING j.id, j.options -> 'metadata' ->> 'test_directive'
 $fn$;
 

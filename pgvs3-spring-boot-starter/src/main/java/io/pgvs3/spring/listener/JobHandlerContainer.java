@@ -132,7 +132,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
         heartbeats = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable, "pgvs3-" + id + "-heartbeat"));
         long interval = settings.heartbeatInterval().toMillis();
         heartbeats.scheduleWithFixedDelay(held::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
-        acker = new JobAcker(id, queue, workerId, store, metrics, this::finished);
+        acker = new JobAcker(id, queue, workerId, store, metrics, settings.visibilityTimeout(), this::finished);
         acker.start();
         fetcher = daemon(this::fetch, "pgvs3-" + id + "-fetcher");
         fetcher.start();
