@@ -89,6 +89,26 @@ BEGIN
 END
 $fn$;
 
+-- Makes a tick of the current snapshot when it holds events that p_from does not see (a receive or a subscription
+-- that needs a tick and found none newer); the new tick's id, else null. The caller holds the tick lock.
+CREATE OR REPLACE FUNCTION @schema@.stream_make_tick(p_from pg_snapshot)
+RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    -- captured by a statement that starts after the caller holds the tick lock
+    v_to   pg_snapshot := pg_current_snapshot();
+    v_tick bigint;
+BEGIN
+    IF cardinality(@schema@.stream_diff_seqs(p_from, v_to, 1)) = 0 THEN
+        RETURN NULL;
+    END IF;
+    v_tick := nextval('@schema@.stream_tick_seq');
+    INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
+    VALUES (@schema@.stream_meta_part(), v_tick, v_to, (SELECT sq.last_value FROM @schema@.stream_seq sq));
+    RETURN v_tick;
+END
+$fn$;
+
 -- Whether events committed after p_from are visible to the calling statement.
 CREATE OR REPLACE FUNCTION @schema@.stream_has_new_events(p_from pg_snapshot)
 RETURNS boolean
