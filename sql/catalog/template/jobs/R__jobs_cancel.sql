@@ -1,6 +1,15 @@
 -- The jobs view: cancel, release, and the dead-letter actions (retry, delete).
 INSERT INTO s3p.queue_templates (part, position, body) VALUES ('jobs.cancel', 15, $template$
 
+-- The answer of a job action that did not apply (cancel, release): the job as it stands and false; no row when the
+-- queue holds no such job.
+CREATE OR REPLACE FUNCTION @schema@.job_unchanged(p_id uuid) RETURNS TABLE (job jsonb, ok boolean)
+LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+    RETURN QUERY SELECT @schema@.envelope(j), false FROM @schema@.jobs j WHERE j.id = p_id;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION @schema@.cancel(p_id uuid) RETURNS TABLE (job jsonb, ok boolean)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -10,18 +19,15 @@ BEGIN
     SET state = 'cancelled', cancelled_at = now(), finished_at = now(), lease_until = NULL, deadline_at = NULL
     WHERE id = p_id AND state IN ('scheduled', 'available', 'pending', 'active', 'retryable')
     RETURNING * INTO j;
-    IF FOUND THEN
-        PERFORM @schema@.emit('job.cancelled', j, '{}'::jsonb);
-        IF j.workflow_id IS NOT NULL THEN
-            PERFORM s3p.workflow_advance(j.id, 'failed', NULL);
-        END IF;
-        RETURN QUERY SELECT @schema@.envelope(j), true;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT * FROM @schema@.job_unchanged(p_id);
         RETURN;
     END IF;
-    SELECT * INTO j FROM @schema@.jobs WHERE id = p_id;
-    IF FOUND THEN
-        RETURN QUERY SELECT @schema@.envelope(j), false;
+    PERFORM @schema@.emit('job.cancelled', j, '{}'::jsonb);
+    IF j.workflow_id IS NOT NULL THEN
+        PERFORM s3p.workflow_advance(j.id, 'failed', NULL);
     END IF;
+    RETURN QUERY SELECT @schema@.envelope(j), true;
 END
 $fn$;
 
@@ -36,16 +42,13 @@ BEGIN
         deadline_at = NULL, started_at = NULL
     WHERE id = p_id AND state = 'active' AND (p_worker IS NULL OR worker_id IS NULL OR worker_id = p_worker)
     RETURNING * INTO j;
-    IF FOUND THEN
-        PERFORM nextval('@schema@.jobs_rewinds');
-        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
-        RETURN QUERY SELECT @schema@.envelope(j), true;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT * FROM @schema@.job_unchanged(p_id);
         RETURN;
     END IF;
-    SELECT * INTO j FROM @schema@.jobs WHERE id = p_id;
-    IF FOUND THEN
-        RETURN QUERY SELECT @schema@.envelope(j), false;
-    END IF;
+    PERFORM nextval('@schema@.jobs_rewinds');
+    PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+    RETURN QUERY SELECT @schema@.envelope(j), true;
 END
 $fn$;
 

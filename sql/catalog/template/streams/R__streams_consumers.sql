@@ -11,7 +11,6 @@ DECLARE
     v_sub  bigint;
     v_tick bigint;
     v_from pg_snapshot;
-    v_to   pg_snapshot;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
     SELECT s.sub_id INTO v_sub FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
@@ -28,13 +27,7 @@ BEGIN
                 PERFORM pg_advisory_xact_lock(@schema@.stream_tick_key());
                 SELECT max(t.tick_id) INTO v_tick FROM @schema@.stream_ticks t;
                 SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_tick LIMIT 1;
-                -- captured by a statement that starts after the tick lock is held
-                v_to := pg_current_snapshot();
-                IF cardinality(@schema@.stream_diff_seqs(v_from, v_to, 1)) > 0 THEN
-                    v_tick := nextval('@schema@.stream_tick_seq');
-                    INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
-                    VALUES (@schema@.stream_meta_part(), v_tick, v_to, (SELECT sq.last_value FROM @schema@.stream_seq sq));
-                END IF;
+                v_tick := coalesce(@schema@.stream_make_tick(v_from), v_tick);
             END IF;
         END IF;
     ELSIF p_from_tick = 0 THEN

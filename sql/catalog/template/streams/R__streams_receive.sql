@@ -35,62 +35,54 @@ DECLARE
     v_events   @schema@.stream_events[];
     v_seqs     int8multirange;
     v_more     boolean;
+    v_locked   boolean := false;
 BEGIN
     IF p_max IS NULL OR p_max < 1 OR p_max > 100000 THEN
         RAISE EXCEPTION 'max must be between 1 and 100000' USING ERRCODE = 'S3400';
     END IF;
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
 
-    -- Read-only fast path: idle polls take no lock beyond the shared one and write nothing.
     SELECT s.sub_id INTO v_sub FROM @schema@.stream_subscriptions s WHERE s.consumer = p_consumer;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'consumer % is not subscribed', p_consumer USING ERRCODE = 'S3404';
     END IF;
-    SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
-    v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
-    IF v_batch IS NOT NULL AND v_batch IS DISTINCT FROM p_acked THEN
-        IF p_rows THEN
-            RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
-        ELSE
-            RETURN QUERY SELECT b.batch_id, b.start_tick, b.end_tick, NULL::bigint, NULL::text, NULL::text, NULL::json,
-                                NULL::jsonb, NULL::integer, NULL::timestamptz
-                         FROM @schema@.stream_batches b WHERE b.batch_id = v_batch LIMIT 1;
+    -- Two passes at most. The first is a read-only fast path: idle polls take no lock beyond the shared one and write
+    -- nothing. The second reads the same again under the consumer lock, before allocating.
+    LOOP
+        SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
+        v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
+        IF v_batch IS NOT NULL AND v_batch IS DISTINCT FROM p_acked THEN
+            IF p_rows THEN
+                RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
+            ELSE
+                RETURN QUERY SELECT b.batch_id, b.start_tick, b.end_tick, NULL::bigint, NULL::text, NULL::text,
+                                    NULL::json, NULL::jsonb, NULL::integer, NULL::timestamptz
+                             FROM @schema@.stream_batches b WHERE b.batch_id = v_batch LIMIT 1;
+            END IF;
+            RETURN;
         END IF;
-        RETURN;
-    END IF;
-    SELECT * INTO v_pos FROM @schema@.stream_next_position(v_sub, v_cursor.tick, v_cursor.seq, v_cursor.range_end);
-    v_start := v_pos.tick;
-    IF v_pos.range_end IS NULL THEN
-        SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
-        IF v_end <= v_start THEN
-            SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
-            IF NOT v_can_tick OR NOT @schema@.stream_has_new_events(v_from) THEN
-                RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text, NULL::json,
-                                    NULL::jsonb, NULL::integer, NULL::timestamptz;
-                RETURN;
+        SELECT * INTO v_pos FROM @schema@.stream_next_position(v_sub, v_cursor.tick, v_cursor.seq, v_cursor.range_end);
+        v_start := v_pos.tick;
+        EXIT WHEN v_locked;
+
+        IF v_pos.range_end IS NULL THEN
+            SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
+            IF v_end <= v_start THEN
+                SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
+                IF NOT v_can_tick OR NOT @schema@.stream_has_new_events(v_from) THEN
+                    RETURN QUERY SELECT NULL::bigint, v_start, v_start, NULL::bigint, NULL::text, NULL::text,
+                                        NULL::json, NULL::jsonb, NULL::integer, NULL::timestamptz;
+                    RETURN;
+                END IF;
             END IF;
         END IF;
-    END IF;
-
-    -- Allocation: serialised per subscription, as in PgQue, on a lock that leaves no row version behind.
-    PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(v_sub));
-    IF NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_sub) THEN
-        RAISE EXCEPTION 'consumer % is not subscribed', p_consumer USING ERRCODE = 'S3404';
-    END IF;
-    SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
-    v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
-    IF v_batch IS NOT NULL AND v_batch IS DISTINCT FROM p_acked THEN
-        IF p_rows THEN
-            RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
-        ELSE
-            RETURN QUERY SELECT b.batch_id, b.start_tick, b.end_tick, NULL::bigint, NULL::text, NULL::text, NULL::json,
-                                NULL::jsonb, NULL::integer, NULL::timestamptz
-                         FROM @schema@.stream_batches b WHERE b.batch_id = v_batch LIMIT 1;
+        -- Allocation: serialised per subscription, as in PgQue, on a lock that leaves no row version behind.
+        PERFORM pg_advisory_xact_lock(@schema@.stream_consumer_key(v_sub));
+        IF NOT EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_sub) THEN
+            RAISE EXCEPTION 'consumer % is not subscribed', p_consumer USING ERRCODE = 'S3404';
         END IF;
-        RETURN;
-    END IF;
-    SELECT * INTO v_pos FROM @schema@.stream_next_position(v_sub, v_cursor.tick, v_cursor.seq, v_cursor.range_end);
-    v_start := v_pos.tick;
+        v_locked := true;
+    END LOOP;
     SELECT t.snapshot, t.max_seq INTO v_from, v_from_seq FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
 
     IF v_pos.range_end IS NOT NULL THEN
@@ -110,15 +102,7 @@ BEGIN
             -- a tick made by whoever held the lock before is committed and visible to this statement
             SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
             IF v_end <= v_start THEN
-                -- captured by a statement that starts after the tick lock is held
-                v_to := pg_current_snapshot();
-                IF cardinality(@schema@.stream_diff_seqs(v_from, v_to, 1)) = 0 THEN
-                    v_end := v_start;
-                ELSE
-                    v_end := nextval('@schema@.stream_tick_seq');
-                    INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
-                    VALUES (@schema@.stream_meta_part(), v_end, v_to, (SELECT sq.last_value FROM @schema@.stream_seq sq));
-                END IF;
+                v_end := coalesce(@schema@.stream_make_tick(v_from), v_start);
             END IF;
         END IF;
         IF v_end <= v_start THEN

@@ -23,6 +23,20 @@ BEGIN
 END
 $fn$;
 
+-- The events visible in p_to but not in p_from with a sequence number above p_after_seq, unordered; p_xip is
+-- p_from's xip list, which the caller computes once. SQL, so that the planner inlines it into the caller's query:
+-- the plan PL/pgSQL keeps for that query is the same as with this condition written in it.
+CREATE OR REPLACE FUNCTION @schema@.stream_diff_rows(p_from pg_snapshot, p_to pg_snapshot, p_xip xid8[],
+                                                     p_after_seq bigint)
+RETURNS SETOF @schema@.stream_events
+LANGUAGE sql STABLE AS $fn$
+    SELECT e.*
+    FROM @schema@.stream_events e
+    WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (p_xip))
+      AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+      AND e.seq > p_after_seq
+$fn$;
+
 -- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
 -- p_limit of them, their sequence numbers as ranges, and whether more such events follow: a batch read in one scan,
 -- whole rows, so that the receive needs no second lookup by sequence number.
@@ -38,10 +52,7 @@ BEGIN
            count(*) > p_limit
     INTO events, seqs, more
     FROM (SELECT e, row_number() OVER (ORDER BY e.seq) AS n
-          FROM @schema@.stream_events e
-          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
-            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-            AND e.seq > p_after_seq
+          FROM @schema@.stream_diff_rows(p_from, p_to, v_xip, p_after_seq) e
           ORDER BY e.seq
           LIMIT p_limit + 1) d;
 END
@@ -59,10 +70,7 @@ BEGIN
            count(*) > p_limit
     INTO seqs, more
     FROM (SELECT e.seq, row_number() OVER (ORDER BY e.seq) AS n
-          FROM @schema@.stream_events e
-          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
-            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-            AND e.seq > p_after_seq
+          FROM @schema@.stream_diff_rows(p_from, p_to, v_xip, p_after_seq) e
           ORDER BY e.seq
           LIMIT p_limit + 1) d;
 END
@@ -86,6 +94,26 @@ BEGIN
         SELECT min(t.tick_id) INTO v_end FROM @schema@.stream_ticks t WHERE t.tick_id > p_start;
     END IF;
     RETURN v_end;
+END
+$fn$;
+
+-- Makes a tick of the current snapshot when it holds events that p_from does not see (a receive or a subscription
+-- that needs a tick and found none newer); the new tick's id, else null. The caller holds the tick lock.
+CREATE OR REPLACE FUNCTION @schema@.stream_make_tick(p_from pg_snapshot)
+RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    -- captured by a statement that starts after the caller holds the tick lock
+    v_to   pg_snapshot := pg_current_snapshot();
+    v_tick bigint;
+BEGIN
+    IF cardinality(@schema@.stream_diff_seqs(p_from, v_to, 1)) = 0 THEN
+        RETURN NULL;
+    END IF;
+    v_tick := nextval('@schema@.stream_tick_seq');
+    INSERT INTO @schema@.stream_ticks (part, tick_id, snapshot, max_seq)
+    VALUES (@schema@.stream_meta_part(), v_tick, v_to, (SELECT sq.last_value FROM @schema@.stream_seq sq));
+    RETURN v_tick;
 END
 $fn$;
 

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import io.pgvs3.core.job.UniqueOptions;
 
@@ -15,8 +16,7 @@ import io.pgvs3.core.job.UniqueOptions;
  */
 public final class JobOptions {
 
-    private static final JobOptions DEFAULTS = new JobOptions(null, null, null, null, null, null, null, null,
-            Map.of());
+    private static final JobOptions DEFAULTS = new JobOptions(new Values());
 
     private final String queue;
     private final Integer priority;
@@ -28,17 +28,16 @@ public final class JobOptions {
     private final UniqueOptions unique;
     private final Map<String, Object> meta;
 
-    private JobOptions(String queue, Integer priority, Duration delay, Instant scheduledAt, String id,
-            Integer maxAttempts, Retry retry, UniqueOptions unique, Map<String, Object> meta) {
-        this.queue = queue;
-        this.priority = priority;
-        this.delay = delay;
-        this.scheduledAt = scheduledAt;
-        this.id = id;
-        this.maxAttempts = maxAttempts;
-        this.retry = retry;
-        this.unique = unique;
-        this.meta = meta;
+    private JobOptions(Values values) {
+        this.queue = values.queue;
+        this.priority = values.priority;
+        this.delay = values.delay;
+        this.scheduledAt = values.scheduledAt;
+        this.id = values.id;
+        this.maxAttempts = values.maxAttempts;
+        this.retry = values.retry;
+        this.unique = values.unique;
+        this.meta = values.meta;
     }
 
     public static JobOptions defaults() {
@@ -50,36 +49,45 @@ public final class JobOptions {
     }
 
     public JobOptions onQueue(String queue) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return with(v -> v.queue = queue);
     }
 
     public JobOptions priority(int priority) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return with(v -> v.priority = priority);
     }
 
     /** Runs the job no earlier than {@code delay} from now. */
     public JobOptions delay(Duration delay) {
-        return new JobOptions(queue, priority, delay, null, id, maxAttempts, retry, unique, meta);
+        return with(v -> {
+            v.delay = delay;
+            v.scheduledAt = null;
+        });
     }
 
     /** Runs the job no earlier than {@code time}. */
     public JobOptions scheduledAt(Instant time) {
-        return new JobOptions(queue, priority, null, time, id, maxAttempts, retry, unique, meta);
+        return with(v -> {
+            v.delay = null;
+            v.scheduledAt = time;
+        });
     }
 
     /** A client-chosen job id (UUID); generated when unset. */
     public JobOptions id(String id) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return with(v -> v.id = id);
     }
 
     /** Attempts in total before the job is discarded, keeping the default back-off. */
     public JobOptions maxAttempts(int maxAttempts) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return with(v -> v.maxAttempts = maxAttempts);
     }
 
     /** The full retry policy. */
     public JobOptions retry(Retry retry) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, retry.maxAttempts(), retry, unique, meta);
+        return with(v -> {
+            v.maxAttempts = retry.maxAttempts();
+            v.retry = retry;
+        });
     }
 
     /**
@@ -87,13 +95,20 @@ public final class JobOptions {
      * given states, the enqueue is rejected, ignored (answering the existing job) or replaces it.
      */
     public JobOptions unique(UniqueOptions unique) {
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, meta);
+        return with(v -> v.unique = unique);
     }
 
     public JobOptions meta(String key, Object value) {
         Map<String, Object> copy = new LinkedHashMap<>(meta);
         copy.put(key, value);
-        return new JobOptions(queue, priority, delay, scheduledAt, id, maxAttempts, retry, unique, Map.copyOf(copy));
+        return with(v -> v.meta = Map.copyOf(copy));
+    }
+
+    /** A copy of these options with what {@code change} sets on their values. */
+    private JobOptions with(Consumer<Values> change) {
+        Values values = new Values(this);
+        change.accept(values);
+        return new JobOptions(values);
     }
 
     public String queue() {
@@ -130,6 +145,34 @@ public final class JobOptions {
 
     public Map<String, Object> meta() {
         return meta;
+    }
+
+    /** The options being copied by {@link #with}; unset (and {@code meta} empty) when new. */
+    private static final class Values {
+        String queue;
+        Integer priority;
+        Duration delay;
+        Instant scheduledAt;
+        String id;
+        Integer maxAttempts;
+        Retry retry;
+        UniqueOptions unique;
+        Map<String, Object> meta = Map.of();
+
+        Values() {
+        }
+
+        Values(JobOptions options) {
+            queue = options.queue;
+            priority = options.priority;
+            delay = options.delay;
+            scheduledAt = options.scheduledAt;
+            id = options.id;
+            maxAttempts = options.maxAttempts;
+            retry = options.retry;
+            unique = options.unique;
+            meta = options.meta;
+        }
     }
 
     /**
