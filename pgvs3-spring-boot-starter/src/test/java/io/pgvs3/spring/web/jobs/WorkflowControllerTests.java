@@ -76,6 +76,24 @@ class WorkflowControllerTests {
     }
 
     @Test
+    void aWorkflowWithoutTypeRunsUnnamedStepsAtOnceAndTakesCallbackStepsForABatch() {
+        OjsClient.Response unnamed = http.post("/ojs/v1/workflows", Map.of("steps", List.of(step("wf-untyped", "a"),
+                step("wf-untyped", "b"))));
+        assertThat(unnamed.status()).as(unnamed.toString()).isEqualTo(201);
+        assertThat(unnamed.json().path("type").asString()).isEqualTo("graph");
+        OjsClient.Response both = http.post("/ojs/v1/workers/fetch", Map.of("queues", List.of("wf-untyped"), "count", 10));
+        assertThat(both.json().path("jobs").size()).as(both.toString()).isEqualTo(2);
+
+        OjsClient.Response batch = http.post("/ojs/v1/workflows", Map.of("steps", List.of(
+                Map.of("id", "work", "type", "u.work", "args", List.of(), "options", Map.of("queue", "wf-untyped")),
+                Map.of("id", "on_success", "type", "u.done", "args", List.of(), "depends_on", List.of("work"),
+                        "options", Map.of("queue", "wf-untyped")))));
+        assertThat(batch.status()).as(batch.toString()).isEqualTo(201);
+        assertThat(batch.json().path("type").asString()).isEqualTo("batch");
+        assertThat(batch.json().path("metadata").path("job_count").asInt()).isEqualTo(1);
+    }
+
+    @Test
     void anInvalidWorkflowIs400() {
         Map<String, Object> job = step("wf-bad", "x");
         for (Object body : List.of(
@@ -89,6 +107,11 @@ class WorkflowControllerTests {
                 Map.of("type", "batch", "jobs", List.of(job), "callbacks", List.of(job)),
                 Map.of("type", "bogus", "jobs", List.of(job)),
                 Map.of("type", 7, "jobs", List.of(job)),
+                Map.of("type", "graph", "jobs", List.of(Map.of("type", "x", "depends_on", List.of(99_999_999_999L)))),
+                Map.of("steps", List.of(Map.of("id", "a", "type", "x"),
+                        Map.of("id", "on_success", "type", "y", "depends_on", List.of(Map.of("id", "a"))))),
+                Map.of("steps", List.of(Map.of("id", "a", "type", "x"),
+                        Map.of("id", "b", "type", "y", "depends_on", List.of(List.of("a"))))),
                 "[]")) {
             OjsClient.Response refused = http.post("/ojs/v1/workflows", body);
             assertThat(refused.status()).as(body + " → " + refused).isIn(400, 422);
