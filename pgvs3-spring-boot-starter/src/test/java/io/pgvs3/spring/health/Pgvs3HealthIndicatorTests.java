@@ -9,11 +9,10 @@ import java.util.Map;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.spring.autoconfigure.Pgvs3HealthProperties;
+import io.pgvs3.spring.it.TestDataSource;
 import io.pgvs3.spring.maintenance.MaintenanceScheduler;
-import io.pgvs3.test.TestPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -23,21 +22,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SuppressWarnings("unchecked")
 class Pgvs3HealthIndicatorTests {
 
-    private static HikariDataSource dataSource;
-
-    @BeforeAll
-    static void database() {
-        dataSource = TestPostgres.get().newDatabase().newDataSource(4);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
+    @RegisterExtension
+    static final TestDataSource database = new TestDataSource();
 
     @Test
     void upWithTheDatabaseVersion() {
-        Health health = new Pgvs3HealthIndicator(dataSource, null, null, new Pgvs3HealthProperties()).health();
+        Health health = new Pgvs3HealthIndicator(database.get(), null, null, new Pgvs3HealthProperties()).health();
         assertThat(health.getStatus()).isEqualTo(Status.UP);
         assertThat((Map<String, Object>) health.getDetails().get("database")).containsKey("version");
         assertThat((Map<String, Object>) health.getDetails().get("maintenance")).containsEntry("enabled", false);
@@ -64,7 +54,7 @@ class Pgvs3HealthIndicatorTests {
 
     @Test
     void reportsTheOldestTransactionHoldingTheXminHorizon() throws Exception {
-        try (Connection holder = dataSource.getConnection(); Statement statement = holder.createStatement()) {
+        try (Connection holder = database.get().getConnection(); Statement statement = holder.createStatement()) {
             holder.setAutoCommit(false);
             statement.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
             statement.execute("SELECT count(*) FROM pg_class");
@@ -76,7 +66,7 @@ class Pgvs3HealthIndicatorTests {
             Thread.sleep(1100);
             Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
             settings.setXminHorizonAge(Duration.ofMillis(500));
-            Health health = new Pgvs3HealthIndicator(dataSource, null, null, settings).health();
+            Health health = new Pgvs3HealthIndicator(database.get(), null, null, settings).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
             Map<String, Object> xmin = (Map<String, Object>) health.getDetails().get("xminHorizon");
             assertThat(xmin).containsEntry("kind", "backend").containsEntry("pid", Integer.toString(pid))
@@ -90,10 +80,10 @@ class Pgvs3HealthIndicatorTests {
     @Test
     void downWhenMaintenanceHasNotCompletedForTooLong() {
         MaintenanceScheduler neverRun = new MaintenanceScheduler(
-                new io.pgvs3.core.maintenance.MaintenancePass(dataSource, List.of()), Duration.ofSeconds(1));
+                new io.pgvs3.core.maintenance.MaintenancePass(database.get(), List.of()), Duration.ofSeconds(1));
         Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
         settings.setMaintenanceStaleAfter(Duration.ZERO);
-        Health health = new Pgvs3HealthIndicator(dataSource, neverRun, null, settings).health();
+        Health health = new Pgvs3HealthIndicator(database.get(), neverRun, null, settings).health();
         assertThat(health.getStatus()).isEqualTo(Status.DOWN);
         assertThat((Map<String, Object>) health.getDetails().get("maintenance")).containsKey("problem");
     }
@@ -101,7 +91,7 @@ class Pgvs3HealthIndicatorTests {
     @Test
     void upWhileMaintenanceRuns() throws Exception {
         MaintenanceScheduler scheduler = new MaintenanceScheduler(
-                new io.pgvs3.core.maintenance.MaintenancePass(dataSource, List.of()), Duration.ofMillis(20));
+                new io.pgvs3.core.maintenance.MaintenancePass(database.get(), List.of()), Duration.ofMillis(20));
         scheduler.start();
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
@@ -110,7 +100,7 @@ class Pgvs3HealthIndicatorTests {
             }
             Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
             settings.setMaintenanceStaleAfter(Duration.ofSeconds(2));
-            Health health = new Pgvs3HealthIndicator(dataSource, scheduler, null, settings).health();
+            Health health = new Pgvs3HealthIndicator(database.get(), scheduler, null, settings).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
             assertThat((Map<String, Object>) health.getDetails().get("maintenance")).doesNotContainKey("problem");
         }
