@@ -3,15 +3,13 @@ package io.pgvs3.spring.autoconfigure;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import javax.sql.DataSource;
-
-import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.spring.annotation.Pgvs3ListenerAnnotationBeanPostProcessor;
 import io.pgvs3.spring.health.Pgvs3HealthIndicator;
+import io.pgvs3.spring.it.TestDataSource;
 import io.pgvs3.spring.listener.JsonStreamMessageConverter;
 import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.listener.Pgvs3ListenerEndpointRegistry;
@@ -23,15 +21,12 @@ import io.pgvs3.spring.template.JobTemplate;
 import io.pgvs3.spring.template.StreamTemplate;
 import io.pgvs3.spring.web.QueueController;
 import io.pgvs3.spring.web.dashboard.DashboardController;
-import io.pgvs3.test.TestPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.ExponentialBackOff;
 import org.springframework.util.backoff.FixedBackOff;
@@ -40,28 +35,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class Pgvs3AutoConfigurationTests {
 
-    private static HikariDataSource dataSource;
+    @RegisterExtension
+    static final TestDataSource database = new TestDataSource();
 
-    private static final AutoConfigurations PGVS3 = AutoConfigurations.of(Pgvs3AutoConfiguration.class,
-            Pgvs3MaintenanceAutoConfiguration.class, Pgvs3WebAutoConfiguration.class,
-            Pgvs3TemplateAutoConfiguration.class,
-            Pgvs3ListenerAutoConfiguration.class,
-            Pgvs3MetricsAutoConfiguration.class, Pgvs3HealthAutoConfiguration.class,
-            Pgvs3DashboardAutoConfiguration.class);
+    private static final AutoConfigurations PGVS3 = Pgvs3TestRunners.pgvs3(Pgvs3DashboardAutoConfiguration.class);
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(PGVS3)
-            .withBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
-
-    @BeforeAll
-    static void database() {
-        dataSource = TestPostgres.get().newDatabase().newDataSource(4);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
+    private final ApplicationContextRunner runner = Pgvs3TestRunners.runner(database, PGVS3);
 
     @Test
     void backsOffEntirelyWithoutADataSource() {
@@ -193,8 +172,7 @@ class Pgvs3AutoConfigurationTests {
 
     @Test
     void httpRoutesAreOffUnlessEnabled() {
-        WebApplicationContextRunner web = new WebApplicationContextRunner().withConfiguration(PGVS3)
-                .withBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
+        WebApplicationContextRunner web = Pgvs3TestRunners.web(database, PGVS3);
         web.run(context -> assertThat(context).doesNotHaveBean(QueueController.class));
         web.withPropertyValues("pgvs3.http.enabled=true")
                 .run(context -> assertThat(context).hasSingleBean(QueueController.class));
@@ -202,8 +180,7 @@ class Pgvs3AutoConfigurationTests {
 
     @Test
     void theDashboardIsOffUnlessEnabledAndNeedsTheHttpRoutes() {
-        WebApplicationContextRunner web = new WebApplicationContextRunner().withConfiguration(PGVS3)
-                .withBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
+        WebApplicationContextRunner web = Pgvs3TestRunners.web(database, PGVS3);
         web.withPropertyValues("pgvs3.http.enabled=true")
                 .run(context -> assertThat(context).doesNotHaveBean(DashboardController.class));
         web.withPropertyValues("pgvs3.dashboard.enabled=true")

@@ -1,23 +1,18 @@
 package io.pgvs3.spring.autoconfigure;
 
-import javax.sql.DataSource;
-
-import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.spring.it.TestDataSource;
 import io.pgvs3.spring.web.HealthDetailsPolicy;
 import io.pgvs3.spring.web.security.TokenAdminController;
 import io.pgvs3.spring.web.security.TokenHashes;
-import io.pgvs3.test.TestPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.web.SecurityFilterChain;
 
@@ -26,24 +21,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag("slow")
 class Pgvs3SecurityAutoConfigurationTests {
 
-    private static HikariDataSource dataSource;
+    @RegisterExtension
+    static final TestDataSource database = new TestDataSource();
 
-    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(Pgvs3AutoConfiguration.class, Pgvs3WebAutoConfiguration.class,
+    private final WebApplicationContextRunner runner = Pgvs3TestRunners.web(database,
+            AutoConfigurations.of(Pgvs3AutoConfiguration.class, Pgvs3WebAutoConfiguration.class,
                     Pgvs3SecurityAutoConfiguration.class, SecurityAutoConfiguration.class,
                     ServletWebSecurityAutoConfiguration.class))
-            .withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
             .withPropertyValues("pgvs3.http.enabled=true");
-
-    @BeforeAll
-    static void database() {
-        dataSource = TestPostgres.get().newDatabase().newDataSource(4);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
 
     @Test
     void onLoopbackWithoutATokenTheChainIsContributedAndOpen() {

@@ -3,9 +3,6 @@ package io.pgvs3.spring.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
-import javax.sql.DataSource;
-
-import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.CronMaintenanceTask;
@@ -14,6 +11,7 @@ import io.pgvs3.core.job.JobStoreSettings;
 import io.pgvs3.core.maintenance.MaintenancePass;
 import io.pgvs3.core.maintenance.MaintenanceTask;
 import io.pgvs3.spring.cluster.ConfiguredClusters;
+import io.pgvs3.spring.it.TestDataSource;
 import io.pgvs3.spring.listener.Pgvs3ListenerContainerFactory;
 import io.pgvs3.spring.web.jobs.CronController;
 import io.pgvs3.spring.web.jobs.DeadLetterController;
@@ -24,17 +22,13 @@ import io.pgvs3.spring.web.jobs.JobQueueController;
 import io.pgvs3.spring.web.jobs.WorkerController;
 import io.pgvs3.spring.web.jobs.WorkflowController;
 import io.pgvs3.spring.web.streams.ClusterLongPolls;
-import io.pgvs3.test.TestPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mockito.Answers;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.core.annotation.Order;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
@@ -46,29 +40,13 @@ import static org.mockito.Mockito.when;
  */
 class Pgvs3UserBeansAutoConfigurationTests {
 
-    private static final AutoConfigurations PGVS3 = AutoConfigurations.of(Pgvs3AutoConfiguration.class,
-            Pgvs3MaintenanceAutoConfiguration.class, Pgvs3WebAutoConfiguration.class,
-            Pgvs3TemplateAutoConfiguration.class, Pgvs3ListenerAutoConfiguration.class,
-            Pgvs3MetricsAutoConfiguration.class, Pgvs3HealthAutoConfiguration.class);
+    @RegisterExtension
+    static final TestDataSource database = new TestDataSource();
 
-    private static HikariDataSource dataSource;
+    private final ApplicationContextRunner runner = Pgvs3TestRunners.runner(database, Pgvs3TestRunners.pgvs3());
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(PGVS3)
-            .withBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
-
-    private final WebApplicationContextRunner web = new WebApplicationContextRunner().withConfiguration(PGVS3)
-            .withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
+    private final WebApplicationContextRunner web = Pgvs3TestRunners.web(database, Pgvs3TestRunners.pgvs3())
             .withPropertyValues("pgvs3.http.enabled=true");
-
-    @BeforeAll
-    static void database() {
-        dataSource = TestPostgres.get().newDatabase().newDataSource(4);
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
-    }
 
     @Test
     void jobControllersBackOffForApplicationControllers() {

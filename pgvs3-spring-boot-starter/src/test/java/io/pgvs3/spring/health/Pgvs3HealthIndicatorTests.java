@@ -10,11 +10,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.catalog.CatalogMigrator;
 import io.pgvs3.spring.autoconfigure.Pgvs3HealthProperties;
+import io.pgvs3.spring.it.TestDataSource;
 import io.pgvs3.spring.maintenance.MaintenanceScheduler;
-import io.pgvs3.test.TestPostgres;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -24,23 +24,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SuppressWarnings("unchecked")
 class Pgvs3HealthIndicatorTests {
 
-    private static HikariDataSource dataSource;
+    @RegisterExtension
+    static final TestDataSource database = new TestDataSource();
 
     @BeforeAll
-    static void database() {
-        dataSource = TestPostgres.get().newDatabase().newDataSource(4);
+    static void catalog() {
         // the maintenance pass takes its lock through the catalog's key function
-        new CatalogMigrator(dataSource).migrate();
-    }
-
-    @AfterAll
-    static void close() {
-        dataSource.close();
+        new CatalogMigrator(database.get()).migrate();
     }
 
     @Test
     void upWithTheDatabaseVersion() {
-        Health health = new Pgvs3HealthIndicator(dataSource, null, null, new Pgvs3HealthProperties()).health();
+        Health health = new Pgvs3HealthIndicator(database.get(), null, null, new Pgvs3HealthProperties()).health();
         assertThat(health.getStatus()).isEqualTo(Status.UP);
         assertThat((Map<String, Object>) health.getDetails().get("database")).containsKey("version");
         assertThat((Map<String, Object>) health.getDetails().get("maintenance")).containsEntry("enabled", false);
@@ -67,7 +62,7 @@ class Pgvs3HealthIndicatorTests {
 
     @Test
     void reportsTheOldestTransactionHoldingTheXminHorizon() throws Exception {
-        try (Connection holder = dataSource.getConnection(); Statement statement = holder.createStatement()) {
+        try (Connection holder = database.get().getConnection(); Statement statement = holder.createStatement()) {
             holder.setAutoCommit(false);
             statement.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
             statement.execute("SELECT count(*) FROM pg_class");
@@ -79,7 +74,7 @@ class Pgvs3HealthIndicatorTests {
             Thread.sleep(1100);
             Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
             settings.setXminHorizonAge(Duration.ofMillis(500));
-            Health health = new Pgvs3HealthIndicator(dataSource, null, null, settings).health();
+            Health health = new Pgvs3HealthIndicator(database.get(), null, null, settings).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
             Map<String, Object> xmin = (Map<String, Object>) health.getDetails().get("xminHorizon");
             assertThat(xmin).containsEntry("kind", "backend").containsEntry("pid", Integer.toString(pid))
@@ -93,10 +88,10 @@ class Pgvs3HealthIndicatorTests {
     @Test
     void downWhenMaintenanceHasNotCompletedForTooLong() {
         MaintenanceScheduler neverRun = new MaintenanceScheduler(
-                new io.pgvs3.core.maintenance.MaintenancePass(dataSource, List.of()), Duration.ofSeconds(1));
+                new io.pgvs3.core.maintenance.MaintenancePass(database.get(), List.of()), Duration.ofSeconds(1));
         Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
         settings.setMaintenanceStaleAfter(Duration.ZERO);
-        Health health = new Pgvs3HealthIndicator(dataSource, neverRun, null, settings).health();
+        Health health = new Pgvs3HealthIndicator(database.get(), neverRun, null, settings).health();
         assertThat(health.getStatus()).isEqualTo(Status.DOWN);
         assertThat((Map<String, Object>) health.getDetails().get("maintenance")).containsKey("problem");
     }
@@ -104,7 +99,7 @@ class Pgvs3HealthIndicatorTests {
     @Test
     void upWhileMaintenanceRuns() throws Exception {
         MaintenanceScheduler scheduler = new MaintenanceScheduler(
-                new io.pgvs3.core.maintenance.MaintenancePass(dataSource, List.of()), Duration.ofMillis(20));
+                new io.pgvs3.core.maintenance.MaintenancePass(database.get(), List.of()), Duration.ofMillis(20));
         scheduler.start();
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
@@ -114,7 +109,7 @@ class Pgvs3HealthIndicatorTests {
             assertThat(scheduler.lastCompletedAt()).as("a maintenance pass completed").isNotNull();
             Pgvs3HealthProperties settings = new Pgvs3HealthProperties();
             settings.setMaintenanceStaleAfter(Duration.ofSeconds(2));
-            Health health = new Pgvs3HealthIndicator(dataSource, scheduler, null, settings).health();
+            Health health = new Pgvs3HealthIndicator(database.get(), scheduler, null, settings).health();
             assertThat(health.getStatus()).isEqualTo(Status.UP);
             assertThat((Map<String, Object>) health.getDetails().get("maintenance")).doesNotContainKey("problem")
                     .containsEntry("lastCompletedAt", scheduler.lastCompletedAt().toString());

@@ -30,8 +30,8 @@ record UntypedWorkflow(String type, List<JsonNode> steps, Map<String, JsonNode> 
         for (JsonNode step : steps) {
             (callbackType(step) != null ? marked : jobs).add(step);
         }
-        List<JsonNode> candidates = jobs.stream()
-                .filter(job -> CALLBACKS.contains(WorkflowController.stepName(job))).toList();
+        List<JsonNode> candidates = jobs.stream().filter(job -> isCallbackName(WorkflowController.stepName(job)))
+                .toList();
         Set<String> jobNames = new HashSet<>();
         jobs.stream().filter(job -> !candidates.contains(job)).forEach(job -> jobNames.add(WorkflowController.stepName(job)));
         if (!candidates.isEmpty() && !jobNames.contains(null)
@@ -54,6 +54,11 @@ record UntypedWorkflow(String type, List<JsonNode> steps, Map<String, JsonNode> 
         return new UntypedWorkflow("batch", jobs, callbacks);
     }
 
+    /** {@link Set#of} sets refuse to be asked about null: a step without a name is no callback. */
+    private static boolean isCallbackName(String name) {
+        return name != null && CALLBACKS.contains(name);
+    }
+
     private static String callbackType(JsonNode step) {
         JsonNode type = step.path("options").path("callback_type");
         return type.isString() && CALLBACKS.contains(type.stringValue()) ? type.stringValue() : null;
@@ -63,7 +68,8 @@ record UntypedWorkflow(String type, List<JsonNode> steps, Map<String, JsonNode> 
         Set<String> names = new HashSet<>();
         JsonNode dependsOn = step.get("depends_on");
         if (dependsOn != null && dependsOn.isArray()) {
-            dependsOn.forEach(name -> names.add(name.asString()));
+            // an object or array names no step (asString would throw); the controller refuses it with a 400
+            dependsOn.valueStream().filter(name -> !name.isContainer()).forEach(name -> names.add(name.asString()));
         }
         return names;
     }

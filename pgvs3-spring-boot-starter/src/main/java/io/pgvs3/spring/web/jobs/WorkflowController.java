@@ -213,7 +213,7 @@ public class WorkflowController {
         }
         List<Integer> result = new ArrayList<>();
         for (JsonNode dependency : dependsOn) {
-            if (dependency.isIntegralNumber()) {
+            if (dependency.isIntegralNumber() && dependency.canConvertToInt()) {
                 result.add(dependency.intValue());
             }
             else if (dependency.isString() && names.containsKey(dependency.stringValue())) {
