@@ -2,21 +2,28 @@ package io.pgvs3.core.job;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 import io.pgvs3.core.UuidV7;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The two builders of a new job's envelope agree: the queue's SQL {@code envelope()} (which answers an enqueue of
- * unique jobs) and the Java one of {@link EnqueueRows} (which answers every other enqueue), for the same job, field by
- * field in the same key order, nulls, timestamps, meta, tags, extra fields and the retry policy included.
+ * The builders of a job's envelope agree: the queue's SQL {@code envelope()} (which answers an enqueue of unique jobs,
+ * a get, an ack) and the Java {@link JobEnvelope}, as {@link EnqueueRows} fills it for a job just inserted (every
+ * other enqueue) and as {@link JobRows} fills it from a row (a fetch), for the same job, field by field in the same key
+ * order, nulls, timestamps, meta, tags, extra fields and the retry policy included, in every state.
  */
 class JobEnvelopeAgreementTest extends JobStoreTestSupport {
+
+    private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
     /** What differs between two jobs enqueued one after the other: their ids and their enqueue times. */
     private static final Set<String> PER_JOB = Set.of("id", "created_at", "enqueued_at");
@@ -47,6 +54,62 @@ class JobEnvelopeAgreementTest extends JobStoreTestSupport {
     void aJobWithNullTagsAndNoRetryOverridesHasTheSameEnvelopeFromSqlAndFromJava() {
         assertAgree(NewJob.builder("agree.nulls").queue("agree").meta("{}").options("{\"tags\": null}")
                 .expiresAt(Instant.now().plusSeconds(600)));
+    }
+
+    @Test
+    void aRowInEveryStateHasTheSameEnvelopeFromSqlAndFromJobRows() {
+        NewJob.Builder job = NewJob.builder("agree.states").queue("agree").args("[1e2, 1.50, {\"b\": null, \"a\": 2}]")
+                .meta("{\"trace\": \"t\"}").timeout(Duration.ofSeconds(5)).visibilityTimeout(Duration.ofSeconds(50))
+                .options("{\"tags\": [\"t\"]}")
+                // extra fields a system field overlays when it has a value, and shows through when it has none
+                .extra("{\"x_custom\": [null], \"workflow_id\": \"mine\", \"worker_id\": \"mine\"}");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            ids.add(store.enqueue(job.id(UuidV7.generate().toString()).build()).id());
+        }
+        ids.add(store.enqueue(job.id(UuidV7.generate().toString()).scheduledAt(Instant.now().plusSeconds(600))
+                .build()).id());
+        ids.add(store.enqueue(NewJob.builder("agree.states").queue("agree").options("{\"tags\": null}")
+                .retry(new RetryPolicy(1, Duration.ofSeconds(1), 2.0, Duration.ofSeconds(10), false, "exponential",
+                        List.of(), RetryPolicy.DEAD_LETTER)).build()).id());
+        store.cancel(ids.get(0));
+        List<Job> fetched = store.fetch(List.of("agree"), 10, "w-1", Duration.ofMinutes(1));
+        assertThat(fetched).extracting(Job::id).contains(ids.get(1), ids.get(4), ids.get(5), ids.get(7));
+        for (Job fetchedJob : fetched) {
+            assertThat(fetchedJob.envelope().toString()).isEqualTo(sqlEnvelope(fetchedJob.id()).toString());
+        }
+        store.ack(ids.get(1), "w-1", "{\"n\": 1.0e1}");
+        store.nack(ids.get(2), "w-1", JobError.of("boom", "it broke", true, "{\"k\": null}"), false);
+        store.nack(ids.get(3), "w-1", JobError.of("fatal", "no", false, null), false);
+        store.nack(ids.get(7), "w-1", JobError.of("boom", "again", true, null), true);
+        jdbc.update("UPDATE \"s3q_agree\".jobs SET workflow_id = ?::uuid WHERE id = ?::uuid",
+                UuidV7.generate().toString(), ids.get(4));
+
+        Set<String> states = new HashSet<>();
+        for (String id : ids) {
+            JsonNode sql = sqlEnvelope(id);
+            ObjectNode fromRow = jobRowsEnvelope(id);
+            states.add(fromRow.get("state").asString());
+            assertThat(fromRow).isEqualTo(sql);
+            assertThat(fromRow.toString()).isEqualTo(sql.toString());
+        }
+        assertThat(states).contains("cancelled", "completed", "retryable", "discarded", "active", "scheduled");
+    }
+
+    private JsonNode sqlEnvelope(String id) {
+        return MAPPER.readTree(jdbc.queryForObject(
+                "SELECT \"s3q_agree\".envelope(j)::text FROM \"s3q_agree\".jobs j WHERE j.id = ?::uuid", String.class,
+                id));
+    }
+
+    /** The envelope {@link JobRows} builds from the job's row, read with the columns {@code s3p.fetch_job_rows} has. */
+    private ObjectNode jobRowsEnvelope(String id) {
+        JobRows rows = new JobRows(MAPPER);
+        return jdbc.query("SELECT 'agree'::text AS queue, j.options -> 'tags' AS tags, j.* FROM \"s3q_agree\".jobs j"
+                + " WHERE j.id = ?::uuid", rs -> {
+                    assertThat(rs.next()).isTrue();
+                    return rows.envelope(rs);
+                }, id);
     }
 
     private void assertAgree(NewJob.Builder job) {
