@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
@@ -18,6 +19,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.util.RawValue;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -40,6 +42,7 @@ final class JobEnqueuer {
     private final QueueNotifier notifier;
     private final JobEventLog events;
     private final JsonMapper mapper = JsonMapper.builder().build();
+    private final Function<String, JsonNode> jsonb = json -> JsonbNodes.read(mapper, json);
 
     JobEnqueuer(JdbcTemplate jdbc, QueueCatalog catalog, TransactionTemplate transactions, JobEventLog events) {
         this.jdbc = jdbc;
@@ -158,16 +161,24 @@ final class JobEnqueuer {
         return result;
     }
 
-    /** The normalised JSON spec a queue's {@code enqueue} function takes. */
+    /**
+     * The normalised JSON spec a queue's {@code enqueue} function takes. Args, meta, options and extra are checked as
+     * the rows path checks them and sent as the client wrote them, as the rows path sends them, so that both store the
+     * same {@code jsonb} ({@code 1e2} as {@code 100}, {@code 1.50} as {@code 1.50}), not what Jackson would write back.
+     */
     ObjectNode spec(NewJob job, String id, int ord) {
+        JsonNode args = JobJsonFields.args(job.argsJson(), jsonb);
+        JsonNode meta = JobJsonFields.meta(job.metaJson(), jsonb);
+        JsonNode options = JobJsonFields.optionalObject(job.optionsJson(), "options", jsonb);
+        JsonNode extra = JobJsonFields.optionalObject(job.extraJson(), "extra", jsonb);
         ObjectNode spec = mapper.createObjectNode();
         spec.put("ord", ord);
         spec.put("id", id);
         spec.put("type", job.type());
-        spec.set("args", JobJsonFields.args(job.argsJson(), mapper::readTree));
-        putIfPresent(spec, "meta", JobJsonFields.meta(job.metaJson(), mapper::readTree));
-        putIfPresent(spec, "options", JobJsonFields.optionalObject(job.optionsJson(), "options", mapper::readTree));
-        putIfPresent(spec, "extra", JobJsonFields.optionalObject(job.extraJson(), "extra", mapper::readTree));
+        spec.putRawValue("args", new RawValue(job.argsJson()));
+        putRawIfPresent(spec, "meta", meta, job.metaJson());
+        putRawIfPresent(spec, "options", options, job.optionsJson());
+        putRawIfPresent(spec, "extra", extra, job.extraJson());
         spec.put("priority", job.priority());
         spec.put("max_attempts", job.retry().maxAttempts());
         spec.set("retry", mapper.valueToTree(job.retry().toMap()));
@@ -189,7 +200,9 @@ final class JobEnqueuer {
                 spec.put("unique_key", unique.key());
             }
             else {
-                spec.set("unique_parts", UniqueFingerprint.parts(unique, job, spec.get("args"), spec.get("meta")));
+                // the fingerprint reads args and meta as it always has, so the keys of jobs already stored still match
+                spec.set("unique_parts", UniqueFingerprint.parts(unique, job, mapper.readTree(job.argsJson()),
+                        meta == null ? null : mapper.readTree(job.metaJson())));
                 if (!unique.keys().contains("queue")) {
                     spec.put("unique_global", true);
                 }
@@ -204,9 +217,9 @@ final class JobEnqueuer {
         return spec;
     }
 
-    private static void putIfPresent(ObjectNode spec, String field, JsonNode value) {
-        if (value != null) {
-            spec.set(field, value);
+    private static void putRawIfPresent(ObjectNode spec, String field, JsonNode checked, String json) {
+        if (checked != null) {
+            spec.putRawValue(field, new RawValue(json));
         }
     }
 }
