@@ -20,8 +20,6 @@ import java.util.function.Function;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.job.JobEnvelope.Field;
 import io.pgvs3.core.sql.QueueStatement;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -75,9 +73,7 @@ final class EnqueueRows {
     /** Validates and adds one job; {@code ord} is its position in the caller's list. */
     void add(int ord, NewJob job, String id) {
         // checked here, its tree built only if the job is read: a batch's answer is often dropped unread
-        if (check(job.argsJson(), "args") != JsonToken.START_ARRAY) {
-            throw JobJsonFields.argsNotAnArray();
-        }
+        JobJsonFields.checkArgs(job.argsJson(), mapper);
         JsonNode meta = JobJsonFields.meta(job.metaJson(), reader);
         JsonNode options = JobJsonFields.optionalObject(job.optionsJson(), "options", reader);
         JsonNode extra = JobJsonFields.optionalObject(job.extraJson(), "extra", reader);
@@ -303,15 +299,6 @@ final class EnqueueRows {
     /** PostgreSQL keeps microseconds; truncated here, the value stored and the one shown are the same. */
     private static Instant micros(Instant instant) {
         return instant == null ? null : instant.truncatedTo(ChronoUnit.MICROS);
-    }
-
-    private JsonToken check(String json, String field) {
-        try {
-            return JsonbNodes.check(json, mapper);
-        }
-        catch (JacksonException | IllegalArgumentException ex) {
-            throw JobJsonFields.notJson(field);
-        }
     }
 
     private JsonNode parse(String json, String field) {

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 
 import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
@@ -42,7 +41,6 @@ final class JobEnqueuer {
     private final QueueNotifier notifier;
     private final JobEventLog events;
     private final JsonMapper mapper = JsonMapper.builder().build();
-    private final Function<String, JsonNode> jsonb = json -> JsonbNodes.read(mapper, json);
 
     JobEnqueuer(JdbcTemplate jdbc, QueueCatalog catalog, TransactionTemplate transactions, JobEventLog events) {
         this.jdbc = jdbc;
@@ -167,10 +165,10 @@ final class JobEnqueuer {
      * same {@code jsonb} ({@code 1e2} as {@code 100}, {@code 1.50} as {@code 1.50}), not what Jackson would write back.
      */
     ObjectNode spec(NewJob job, String id, int ord) {
-        JsonNode args = JobJsonFields.args(job.argsJson(), jsonb);
-        JsonNode meta = JobJsonFields.meta(job.metaJson(), jsonb);
-        JsonNode options = JobJsonFields.optionalObject(job.optionsJson(), "options", jsonb);
-        JsonNode extra = JobJsonFields.optionalObject(job.extraJson(), "extra", jsonb);
+        JobJsonFields.checkArgs(job.argsJson(), mapper);
+        boolean meta = JobJsonFields.checkOptionalObject(job.metaJson(), "meta", false, mapper);
+        boolean options = JobJsonFields.checkOptionalObject(job.optionsJson(), "options", true, mapper);
+        boolean extra = JobJsonFields.checkOptionalObject(job.extraJson(), "extra", true, mapper);
         ObjectNode spec = mapper.createObjectNode();
         spec.put("ord", ord);
         spec.put("id", id);
@@ -202,7 +200,7 @@ final class JobEnqueuer {
             else {
                 // the fingerprint reads args and meta as it always has, so the keys of jobs already stored still match
                 spec.set("unique_parts", UniqueFingerprint.parts(unique, job, mapper.readTree(job.argsJson()),
-                        meta == null ? null : mapper.readTree(job.metaJson())));
+                        meta ? mapper.readTree(job.metaJson()) : null));
                 if (!unique.keys().contains("queue")) {
                     spec.put("unique_global", true);
                 }
@@ -217,8 +215,8 @@ final class JobEnqueuer {
         return spec;
     }
 
-    private static void putRawIfPresent(ObjectNode spec, String field, JsonNode checked, String json) {
-        if (checked != null) {
+    private static void putRawIfPresent(ObjectNode spec, String field, boolean present, String json) {
+        if (present) {
             spec.putRawValue(field, new RawValue(json));
         }
     }
