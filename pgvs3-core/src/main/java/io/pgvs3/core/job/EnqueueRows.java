@@ -11,18 +11,15 @@ import java.time.temporal.ChronoUnit;
 import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.RandomAccess;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Function;
 
 import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.job.JobEnvelope.Field;
 import io.pgvs3.core.sql.QueueStatement;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -34,7 +31,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Jobs without unique keys bound for one queue, inserted by one call of the queue's {@code enqueue_rows} function
  * with one array per column (a single job by {@code enqueue_job}, with one parameter per column). The function
  * answers only the transaction's {@code now()} and whether it notified: everything else about the new jobs is known
- * here, so their envelopes are built here, equal to what {@code get_job} answers for them (see {@link JsonbNodes}),
+ * here, so their envelopes are built here ({@link JobEnvelope}), equal to what {@code get_job} answers for them,
  * instead of being computed, sent and parsed once per job.
  */
 final class EnqueueRows {
@@ -50,36 +47,6 @@ final class EnqueueRows {
             + " ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) e");
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-
-    private static final JsonNode SPEC_VERSION = NODES.stringNode("1.0");
-
-    private static final JsonNode ZERO = NODES.numberNode(0);
-
-    /** Every field an envelope of a new job can have besides the extra fields, in {@code jsonb} key order. */
-    private static final List<String> FIELD_ORDER = List.of("specversion", "id", "type", "queue", "state", "priority",
-            "attempt", "max_attempts", "timeout_ms", "visibility_timeout_ms", "created_at", "enqueued_at",
-            "scheduled_at", "expires_at", "retry", "args", "errors", "meta", "tags").stream()
-            .sorted(JsonbNodes.KEY_ORDER).toList();
-
-    private static final int SPECVERSION = FIELD_ORDER.indexOf("specversion");
-    private static final int ID = FIELD_ORDER.indexOf("id");
-    private static final int TYPE = FIELD_ORDER.indexOf("type");
-    private static final int QUEUE = FIELD_ORDER.indexOf("queue");
-    private static final int STATE = FIELD_ORDER.indexOf("state");
-    private static final int PRIORITY = FIELD_ORDER.indexOf("priority");
-    private static final int ATTEMPT = FIELD_ORDER.indexOf("attempt");
-    private static final int MAX_ATTEMPTS = FIELD_ORDER.indexOf("max_attempts");
-    private static final int TIMEOUT_MS = FIELD_ORDER.indexOf("timeout_ms");
-    private static final int VISIBILITY_TIMEOUT_MS = FIELD_ORDER.indexOf("visibility_timeout_ms");
-    private static final int CREATED_AT = FIELD_ORDER.indexOf("created_at");
-    private static final int ENQUEUED_AT = FIELD_ORDER.indexOf("enqueued_at");
-    private static final int SCHEDULED_AT = FIELD_ORDER.indexOf("scheduled_at");
-    private static final int EXPIRES_AT = FIELD_ORDER.indexOf("expires_at");
-    private static final int RETRY = FIELD_ORDER.indexOf("retry");
-    private static final int ARGS = FIELD_ORDER.indexOf("args");
-    private static final int ERRORS = FIELD_ORDER.indexOf("errors");
-    private static final int META = FIELD_ORDER.indexOf("meta");
-    private static final int TAGS = FIELD_ORDER.indexOf("tags");
 
     private final JsonMapper mapper;
     private final Function<String, JsonNode> reader;
@@ -106,9 +73,7 @@ final class EnqueueRows {
     /** Validates and adds one job; {@code ord} is its position in the caller's list. */
     void add(int ord, NewJob job, String id) {
         // checked here, its tree built only if the job is read: a batch's answer is often dropped unread
-        if (check(job.argsJson(), "args") != JsonToken.START_ARRAY) {
-            throw JobJsonFields.argsNotAnArray();
-        }
+        JobJsonFields.checkArgs(job.argsJson(), mapper);
         JsonNode meta = JobJsonFields.meta(job.metaJson(), reader);
         JsonNode options = JobJsonFields.optionalObject(job.optionsJson(), "options", reader);
         JsonNode extra = JobJsonFields.optionalObject(job.extraJson(), "extra", reader);
@@ -124,7 +89,7 @@ final class EnqueueRows {
         int retry = job.retry() == lastRetry ? lastRetryIndex : retryIndex.computeIfAbsent(job.retry(), policy -> {
             String json = mapper.writeValueAsString(policy.toMap());
             retryJson.add(json);
-            retryNodes.add(JsonbNodes.read(mapper, json));
+            retryNodes.add(JobEnvelope.retry(JsonbNodes.read(mapper, json)));
             return retryJson.size() - 1;
         });
         lastRetry = job.retry();
@@ -174,7 +139,7 @@ final class EnqueueRows {
 
         private Outcomes(Instant now) {
             this.now = now;
-            this.timestamp = NODES.stringNode(JobRows.timestamp(now));
+            this.timestamp = JobEnvelope.timestampNode(now);
             this.built = new EnqueueOutcome[rows.size()];
         }
 
@@ -300,61 +265,27 @@ final class EnqueueRows {
                 null, null, null, envelope);
     }
 
-    /**
-     * The envelope {@code @schema@.envelope(j)} gives for the row as inserted: the extra fields the client sent,
-     * overlaid by the system fields that have a value, the args, the (empty) errors, meta and tags.
-     */
+    /** The envelope {@code @schema@.envelope(j)} gives for the row as inserted. */
     private ObjectNode envelope(Row row, JsonNode args, JobState state, JsonNode timestamp) {
         NewJob job = row.job();
-        JsonNode[] fields = new JsonNode[FIELD_ORDER.size()];
-        fields[SPECVERSION] = SPEC_VERSION;
-        fields[ID] = NODES.stringNode(row.id());
-        fields[TYPE] = NODES.stringNode(job.type());
-        fields[QUEUE] = queueName;
-        fields[STATE] = NODES.stringNode(state.wireValue());
-        fields[PRIORITY] = NODES.numberNode(job.priority());
-        fields[ATTEMPT] = ZERO;
-        fields[MAX_ATTEMPTS] = NODES.numberNode(job.retry().maxAttempts());
-        if (job.timeout() != null) {
-            fields[TIMEOUT_MS] = JsonbNodes.number(job.timeout().toMillis());
-        }
-        if (job.visibilityTimeout() != null) {
-            fields[VISIBILITY_TIMEOUT_MS] = JsonbNodes.number(job.visibilityTimeout().toMillis());
-        }
-        fields[CREATED_AT] = timestamp;
-        fields[ENQUEUED_AT] = timestamp;
-        if (state == JobState.SCHEDULED) {
-            fields[SCHEDULED_AT] = NODES.stringNode(JobRows.timestamp(row.scheduledAt()));
-        }
-        if (row.expiresAt() != null) {
-            fields[EXPIRES_AT] = NODES.stringNode(JobRows.timestamp(row.expiresAt()));
-        }
-        fields[RETRY] = retryNodes.get(row.retry()).deepCopy();
-        fields[ARGS] = args;
-        fields[ERRORS] = NODES.arrayNode();
-        if (row.meta() != null) {
-            fields[META] = row.meta();
-        }
-        if (row.options() != null && row.options().has("tags")) {
-            fields[TAGS] = row.options().get("tags").deepCopy();
-        }
-        if (row.extra() != null) {
-            TreeMap<String, JsonNode> merged = new TreeMap<>(JsonbNodes.KEY_ORDER);
-            row.extra().properties().forEach(field -> merged.put(field.getKey(), field.getValue()));
-            for (int i = 0; i < fields.length; i++) {
-                if (fields[i] != null) {
-                    merged.put(FIELD_ORDER.get(i), fields[i]);
-                }
-            }
-            return JsonbNodes.object(merged);
-        }
-        Map<String, JsonNode> ordered = new LinkedHashMap<>(32);
-        for (int i = 0; i < fields.length; i++) {
-            if (fields[i] != null) {
-                ordered.put(FIELD_ORDER.get(i), fields[i]);
-            }
-        }
-        return new ObjectNode(NODES, ordered);
+        return new JobEnvelope(row.id(), job.type(), queueName, state.wireValue())
+                .putNumber(Field.PRIORITY, job.priority())
+                .putNumber(Field.ATTEMPT, 0)
+                .putNumber(Field.MAX_ATTEMPTS, job.retry().maxAttempts())
+                .putNumber(Field.TIMEOUT_MS, job.timeout() == null ? null : job.timeout().toMillis())
+                .putNumber(Field.VISIBILITY_TIMEOUT_MS,
+                        job.visibilityTimeout() == null ? null : job.visibilityTimeout().toMillis())
+                .put(Field.CREATED_AT, timestamp)
+                .put(Field.ENQUEUED_AT, timestamp)
+                .scheduledAt(state == JobState.SCHEDULED ? row.scheduledAt() : null)
+                .putTimestamp(Field.EXPIRES_AT, row.expiresAt())
+                .put(Field.RETRY, retryNodes.get(row.retry()).deepCopy())
+                .put(Field.ARGS, args)
+                .put(Field.ERRORS, NODES.arrayNode())
+                .put(Field.META, row.meta())
+                .tagsOf(row.options())
+                .extra(row.extra())
+                .build();
     }
 
     private static boolean scheduledLater(Row row, Instant now) {
@@ -368,15 +299,6 @@ final class EnqueueRows {
     /** PostgreSQL keeps microseconds; truncated here, the value stored and the one shown are the same. */
     private static Instant micros(Instant instant) {
         return instant == null ? null : instant.truncatedTo(ChronoUnit.MICROS);
-    }
-
-    private JsonToken check(String json, String field) {
-        try {
-            return JsonbNodes.check(json, mapper);
-        }
-        catch (JacksonException | IllegalArgumentException ex) {
-            throw JobJsonFields.notJson(field);
-        }
     }
 
     private JsonNode parse(String json, String field) {

@@ -18,6 +18,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.util.RawValue;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -158,16 +159,24 @@ final class JobEnqueuer {
         return result;
     }
 
-    /** The normalised JSON spec a queue's {@code enqueue} function takes. */
+    /**
+     * The normalised JSON spec a queue's {@code enqueue} function takes. Args, meta, options and extra are checked as
+     * the rows path checks them and sent as the client wrote them, as the rows path sends them, so that both store the
+     * same {@code jsonb} ({@code 1e2} as {@code 100}, {@code 1.50} as {@code 1.50}), not what Jackson would write back.
+     */
     ObjectNode spec(NewJob job, String id, int ord) {
+        JobJsonFields.checkArgs(job.argsJson(), mapper);
+        boolean meta = JobJsonFields.checkOptionalObject(job.metaJson(), "meta", false, mapper);
+        boolean options = JobJsonFields.checkOptionalObject(job.optionsJson(), "options", true, mapper);
+        boolean extra = JobJsonFields.checkOptionalObject(job.extraJson(), "extra", true, mapper);
         ObjectNode spec = mapper.createObjectNode();
         spec.put("ord", ord);
         spec.put("id", id);
         spec.put("type", job.type());
-        spec.set("args", JobJsonFields.args(job.argsJson(), mapper::readTree));
-        putIfPresent(spec, "meta", JobJsonFields.meta(job.metaJson(), mapper::readTree));
-        putIfPresent(spec, "options", JobJsonFields.optionalObject(job.optionsJson(), "options", mapper::readTree));
-        putIfPresent(spec, "extra", JobJsonFields.optionalObject(job.extraJson(), "extra", mapper::readTree));
+        spec.putRawValue("args", new RawValue(job.argsJson()));
+        putRawIfPresent(spec, "meta", meta, job.metaJson());
+        putRawIfPresent(spec, "options", options, job.optionsJson());
+        putRawIfPresent(spec, "extra", extra, job.extraJson());
         spec.put("priority", job.priority());
         spec.put("max_attempts", job.retry().maxAttempts());
         spec.set("retry", mapper.valueToTree(job.retry().toMap()));
@@ -189,7 +198,9 @@ final class JobEnqueuer {
                 spec.put("unique_key", unique.key());
             }
             else {
-                spec.set("unique_parts", UniqueFingerprint.parts(unique, job, spec.get("args"), spec.get("meta")));
+                // the fingerprint reads args and meta as it always has, so the keys of jobs already stored still match
+                spec.set("unique_parts", UniqueFingerprint.parts(unique, job, mapper.readTree(job.argsJson()),
+                        meta ? mapper.readTree(job.metaJson()) : null));
                 if (!unique.keys().contains("queue")) {
                     spec.put("unique_global", true);
                 }
@@ -204,9 +215,9 @@ final class JobEnqueuer {
         return spec;
     }
 
-    private static void putIfPresent(ObjectNode spec, String field, JsonNode value) {
-        if (value != null) {
-            spec.set(field, value);
+    private static void putRawIfPresent(ObjectNode spec, String field, boolean present, String json) {
+        if (present) {
+            spec.putRawValue(field, new RawValue(json));
         }
     }
 }

@@ -4,25 +4,57 @@ import java.util.function.Function;
 
 import io.pgvs3.core.error.Pgvs3Exception;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The checks of the JSON-text parts of a {@link NewJob} (args, meta, options, extra) and of an error's details, the
- * same for every enqueue path; each path reads the text with its own reader (the rows path as {@code jsonb} will hold
- * it, see {@link JsonbNodes}).
+ * same for every enqueue path, against what {@code jsonb} will hold (see {@link JsonbNodes}): the rows path reads meta,
+ * options and extra into the trees its envelopes need, the unique path only checks them, and neither builds the args'
+ * tree to check them.
  */
 final class JobJsonFields {
 
     private JobJsonFields() {
     }
 
-    /** The args, which must be an array. */
-    static JsonNode args(String json, Function<String, JsonNode> reader) {
-        JsonNode args = read(json, "args", reader);
-        if (!args.isArray()) {
+    /**
+     * Checks the args as {@code jsonb} will hold them (one JSON array, every number within {@code numeric}'s limits)
+     * without building their tree.
+     */
+    static void checkArgs(String json, JsonMapper mapper) {
+        if (check(json, "args", mapper) != JsonToken.START_ARRAY) {
             throw argsNotAnArray();
         }
-        return args;
+    }
+
+    /**
+     * Checks an optional object as {@link #meta} and {@link #optionalObject} do, without building its tree; answers
+     * whether it is there (JSON null is absent for options and extra, and refused for meta).
+     */
+    static boolean checkOptionalObject(String json, String field, boolean nullAbsent, JsonMapper mapper) {
+        if (json == null) {
+            return false;
+        }
+        JsonToken first = check(json, field, mapper);
+        if (first == JsonToken.VALUE_NULL && nullAbsent) {
+            return false;
+        }
+        if (first != JsonToken.START_OBJECT) {
+            throw notAnObject(field);
+        }
+        return true;
+    }
+
+    /** The first token of {@code json}, checked as {@link JsonbNodes#check} does, or 400 naming the field. */
+    static JsonToken check(String json, String field, JsonMapper mapper) {
+        try {
+            return JsonbNodes.check(json, mapper);
+        }
+        catch (JacksonException | IllegalArgumentException ex) {
+            throw notJson(field);
+        }
     }
 
     static Pgvs3Exception argsNotAnArray() {

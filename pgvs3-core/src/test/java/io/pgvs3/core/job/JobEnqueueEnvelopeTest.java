@@ -113,6 +113,10 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
         assertThatThrownBy(() -> store.enqueue(NewJob.builder("envelope.huge").queue("envelopes-huge").args(args)
                 .build())).isInstanceOfSatisfying(Pgvs3Exception.class,
                         ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST));
+        assertThatThrownBy(() -> store.enqueue(NewJob.builder("envelope.huge").queue("envelopes-huge").args(args)
+                .unique(new UniqueOptions(null, null, null, "huge-" + UuidV7.generate(), null, null, null)).build()))
+                .isInstanceOfSatisfying(Pgvs3Exception.class,
+                        ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST));
     }
 
     @ParameterizedTest(name = "{0}")

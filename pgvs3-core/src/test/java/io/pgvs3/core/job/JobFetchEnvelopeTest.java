@@ -83,15 +83,15 @@ class JobFetchEnvelopeTest extends JobStoreTestSupport {
 
     @Test
     void timestampsAreWrittenLikeTheDatabaseWritesThem() {
-        assertThat(JobRows.timestamp(Instant.parse("2026-01-02T03:04:05Z"))).isEqualTo("2026-01-02T03:04:05Z");
-        assertThat(JobRows.timestamp(Instant.parse("2026-01-02T03:04:05.120Z"))).isEqualTo("2026-01-02T03:04:05.120Z");
-        assertThat(JobRows.timestamp(Instant.parse("2026-01-02T03:04:05.000400Z")))
+        assertThat(JobEnvelope.timestamp(Instant.parse("2026-01-02T03:04:05Z"))).isEqualTo("2026-01-02T03:04:05Z");
+        assertThat(JobEnvelope.timestamp(Instant.parse("2026-01-02T03:04:05.120Z"))).isEqualTo("2026-01-02T03:04:05.120Z");
+        assertThat(JobEnvelope.timestamp(Instant.parse("2026-01-02T03:04:05.000400Z")))
                 .isEqualTo("2026-01-02T03:04:05.000Z");
-        assertThat(JobRows.timestamp(Instant.parse("2026-01-02T03:04:05.999999Z")))
+        assertThat(JobEnvelope.timestamp(Instant.parse("2026-01-02T03:04:05.999999Z")))
                 .isEqualTo("2026-01-02T03:04:05.999Z");
         for (String value : List.of("2026-01-02T03:04:05Z", "2026-01-02T03:04:05.12Z", "2026-01-02T03:04:05.0004Z",
                 "2026-01-02T03:04:05.999999Z")) {
-            assertThat(JobRows.timestamp(Instant.parse(value)))
+            assertThat(JobEnvelope.timestamp(Instant.parse(value)))
                     .isEqualTo(jdbc.queryForObject("SELECT s3p.ts(?::timestamptz)", String.class, value));
         }
     }
