@@ -137,25 +137,18 @@ final class JobEnvelope {
     }
 
     ObjectNode build() {
-        if (extra == null) {
-            Map<String, JsonNode> ordered = new LinkedHashMap<>(48);
-            for (Field field : ORDER) {
-                JsonNode value = fields[field.ordinal()];
-                if (value != null) {
-                    ordered.put(field.wireName(), value);
-                }
-            }
-            return new ObjectNode(NODES, ordered);
+        // without extra fields the system fields, taken in ORDER, are already in jsonb key order
+        Map<String, JsonNode> merged = extra == null ? new LinkedHashMap<>(48) : new TreeMap<>(JsonbNodes.KEY_ORDER);
+        if (extra != null) {
+            extra.properties().forEach(field -> merged.put(field.getKey(), field.getValue()));
         }
-        TreeMap<String, JsonNode> merged = new TreeMap<>(JsonbNodes.KEY_ORDER);
-        extra.properties().forEach(field -> merged.put(field.getKey(), field.getValue()));
         for (Field field : ORDER) {
             JsonNode value = fields[field.ordinal()];
             if (value != null) {
                 merged.put(field.wireName(), value);
             }
         }
-        return JsonbNodes.object(merged);
+        return extra == null ? new ObjectNode(NODES, merged) : JsonbNodes.object(merged);
     }
 
     /** RFC 3339 in UTC with millisecond precision, without a fraction for whole seconds (as {@code s3p.ts}). */
