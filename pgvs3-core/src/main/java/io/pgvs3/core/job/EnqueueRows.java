@@ -72,11 +72,24 @@ final class EnqueueRows {
 
     /** Validates and adds one job; {@code ord} is its position in the caller's list. */
     void add(int ord, NewJob job, String id) {
-        // checked here, its tree built only if the job is read: a batch's answer is often dropped unread
-        JobJsonFields.checkArgs(job.argsJson(), mapper);
-        JsonNode meta = JobJsonFields.meta(job.metaJson(), reader);
-        JsonNode options = JobJsonFields.optionalObject(job.optionsJson(), "options", reader);
-        JsonNode extra = JobJsonFields.optionalObject(job.extraJson(), "extra", reader);
+        NewJob.Parsed parsed = job.parsed();
+        JsonNode args = null;
+        JsonNode meta;
+        JsonNode options;
+        JsonNode extra;
+        if (parsed != null) {
+            args = JobJsonFields.jsonb(parsed.args(), "args", mapper);
+            meta = JobJsonFields.jsonb(parsed.meta(), "meta", mapper);
+            options = JobJsonFields.jsonb(parsed.options(), "options", mapper);
+            extra = JobJsonFields.jsonb(parsed.extra(), "extra", mapper);
+        }
+        else {
+            // checked here, its tree built only if the job is read: a batch's answer is often dropped unread
+            JobJsonFields.checkArgs(job.argsJson(), mapper);
+            meta = JobJsonFields.meta(job.metaJson(), reader);
+            options = JobJsonFields.optionalObject(job.optionsJson(), "options", reader);
+            extra = JobJsonFields.optionalObject(job.extraJson(), "extra", reader);
+        }
         if (options != null) {
             JsonNode rate = options.path("rate_limit").path("max_per_second");
             if (rate.isNumber() && (rateLimit == null || rate.asDouble() > rateLimit)) {
@@ -94,7 +107,7 @@ final class EnqueueRows {
         });
         lastRetry = job.retry();
         lastRetryIndex = retry;
-        rows.add(new Row(ord, job, id, meta, options, extra, retry, micros(job.scheduledAt()),
+        rows.add(new Row(ord, job, id, args, meta, options, extra, retry, micros(job.scheduledAt()),
                 micros(job.expiresAt())));
     }
 
@@ -257,7 +270,7 @@ final class EnqueueRows {
         NewJob job = row.job();
         boolean scheduled = scheduledLater(row, now);
         JobState state = scheduled ? JobState.SCHEDULED : JobState.AVAILABLE;
-        JsonNode args = parse(job.argsJson(), "args");
+        JsonNode args = row.args() != null ? row.args() : parse(job.argsJson(), "args");
         ObjectNode envelope = envelope(row, args, state, timestamp);
         return new Job(row.id(), job.type(), queue.value(), state, args.toString(), 0, job.retry().maxAttempts(),
                 job.priority(), row.meta() == null ? null : row.meta().toString(), null, null, List.of(),
@@ -309,7 +322,8 @@ final class EnqueueRows {
         return rows.size();
     }
 
-    private record Row(int ord, NewJob job, String id, JsonNode meta, JsonNode options, JsonNode extra,
+    /** One job to insert; {@code args} is null until read when the job came as text. */
+    private record Row(int ord, NewJob job, String id, JsonNode args, JsonNode meta, JsonNode options, JsonNode extra,
             int retry, Instant scheduledAt, Instant expiresAt) {
     }
 }

@@ -165,10 +165,22 @@ final class JobEnqueuer {
      * same {@code jsonb} ({@code 1e2} as {@code 100}, {@code 1.50} as {@code 1.50}), not what Jackson would write back.
      */
     ObjectNode spec(NewJob job, String id, int ord) {
-        JobJsonFields.checkArgs(job.argsJson(), mapper);
-        boolean meta = JobJsonFields.checkOptionalObject(job.metaJson(), "meta", false, mapper);
-        boolean options = JobJsonFields.checkOptionalObject(job.optionsJson(), "options", true, mapper);
-        boolean extra = JobJsonFields.checkOptionalObject(job.extraJson(), "extra", true, mapper);
+        NewJob.Parsed parsed = job.parsed();
+        boolean meta;
+        boolean options;
+        boolean extra;
+        if (parsed != null) {
+            JobJsonFields.checkNumbers(parsed.args(), "args");
+            meta = JobJsonFields.checkNumbers(parsed.meta(), "meta");
+            options = JobJsonFields.checkNumbers(parsed.options(), "options");
+            extra = JobJsonFields.checkNumbers(parsed.extra(), "extra");
+        }
+        else {
+            JobJsonFields.checkArgs(job.argsJson(), mapper);
+            meta = JobJsonFields.checkOptionalObject(job.metaJson(), "meta", false, mapper);
+            options = JobJsonFields.checkOptionalObject(job.optionsJson(), "options", true, mapper);
+            extra = JobJsonFields.checkOptionalObject(job.extraJson(), "extra", true, mapper);
+        }
         ObjectNode spec = mapper.createObjectNode();
         spec.put("ord", ord);
         spec.put("id", id);
@@ -198,7 +210,8 @@ final class JobEnqueuer {
                 spec.put("unique_key", unique.key());
             }
             else {
-                // the fingerprint reads args and meta as it always has, so the keys of jobs already stored still match
+                // the fingerprint reads args and meta from their text with the default mapper, as it always has, so
+                // the keys of jobs already stored still match, whatever mapper read a request's trees
                 spec.set("unique_parts", UniqueFingerprint.parts(unique, job, mapper.readTree(job.argsJson()),
                         meta ? mapper.readTree(job.metaJson()) : null));
                 if (!unique.keys().contains("queue")) {

@@ -12,7 +12,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The checks of the JSON-text parts of a {@link NewJob} (args, meta, options, extra) and of an error's details, the
  * same for every enqueue path, against what {@code jsonb} will hold (see {@link JsonbNodes}): the rows path reads meta,
  * options and extra into the trees its envelopes need, the unique path only checks them, and neither builds the args'
- * tree to check them.
+ * tree to check them. A job read from a request brings its trees ({@link NewJob.Parsed}), which are checked by
+ * walking them instead.
  */
 final class JobJsonFields {
 
@@ -53,6 +54,32 @@ final class JobJsonFields {
             return JsonbNodes.check(json, mapper);
         }
         catch (JacksonException | IllegalArgumentException ex) {
+            throw notJson(field);
+        }
+    }
+
+    /**
+     * A part of a job read from a request ({@link NewJob.Parsed}) as {@code jsonb} will hold it, null when absent;
+     * a number beyond {@code numeric}'s limits is 400 naming the field, as it is for text.
+     */
+    static JsonNode jsonb(JsonNode tree, String field, JsonMapper mapper) {
+        try {
+            return tree == null ? null : JsonbNodes.of(mapper, tree);
+        }
+        catch (IllegalArgumentException ex) {
+            throw notJson(field);
+        }
+    }
+
+    /**
+     * Checks the numbers of a part of a job read from a request against {@code numeric}'s limits, as the text is
+     * checked; answers whether the part is there.
+     */
+    static boolean checkNumbers(JsonNode tree, String field) {
+        try {
+            return tree != null && JsonbNodes.checkNumbers(tree);
+        }
+        catch (IllegalArgumentException ex) {
             throw notJson(field);
         }
     }

@@ -96,10 +96,8 @@ public final class JobRequests {
         }
         NewJob.Builder job = NewJob.builder(type)
                 .id(idOf(body))
-                .args(args.toString())
-                .meta(meta == null || meta.isNull() ? null : meta.toString())
-                .options(options.isEmpty() ? null : options.toString())
-                .extra(extra.isEmpty() ? null : extra.toString());
+                .parsed(args, meta == null || meta.isNull() ? null : meta, options.isEmpty() ? null : options,
+                        extra.isEmpty() ? null : extra);
         String queue = firstString(options, body, "queue");
         if (queue != null) {
             job.queue(queue);

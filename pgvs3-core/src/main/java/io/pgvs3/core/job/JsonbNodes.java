@@ -99,6 +99,62 @@ final class JsonbNodes {
         }
     }
 
+    /**
+     * A tree as {@code jsonb} would store and return the text it writes: keys in {@code jsonb} order, numbers as
+     * {@code numeric} prints them. Walks the tree; nothing is parsed again.
+     *
+     * @throws IllegalArgumentException when a number lies outside {@code numeric}'s limits
+     */
+    static JsonNode of(JsonMapper mapper, JsonNode tree) {
+        if (tree.isObject()) {
+            List<Property> properties = new ArrayList<>(tree.size());
+            for (Map.Entry<String, JsonNode> field : tree.properties()) {
+                properties.add(new Property(field.getKey(), isAscii(field.getKey()), of(mapper, field.getValue())));
+            }
+            return object(properties);
+        }
+        if (tree.isArray()) {
+            ArrayNode array = NODES.arrayNode(tree.size());
+            for (JsonNode element : tree) {
+                array.add(of(mapper, element));
+            }
+            return array;
+        }
+        if (tree.isIntegralNumber()) {
+            return tree.canConvertToLong() ? number(tree.longValue()) : NODES.numberNode(tree.bigIntegerValue());
+        }
+        if (tree.isFloatingPointNumber()) {
+            return numeric(mapper, decimal(tree));
+        }
+        return tree;
+    }
+
+    /**
+     * Checks every number in the tree against {@code numeric}'s limits, as {@link #of} does, without building
+     * anything; answers true.
+     *
+     * @throws IllegalArgumentException when a number lies outside them
+     */
+    static boolean checkNumbers(JsonNode tree) {
+        if (tree.isContainer()) {
+            for (JsonNode child : tree) {
+                checkNumbers(child);
+            }
+        }
+        else if (tree.isFloatingPointNumber()) {
+            checkNumeric(decimal(tree));
+        }
+        return true;
+    }
+
+    /** A floating-point node's exact value; infinity and NaN, which {@code jsonb} cannot hold, are refused. */
+    private static BigDecimal decimal(JsonNode number) {
+        if (!number.isBigDecimal() && !Double.isFinite(number.doubleValue())) {
+            throw new IllegalArgumentException("number out of range: " + number.doubleValue());
+        }
+        return number.decimalValue();
+    }
+
     /** A whole number as it reads back from {@code jsonb} text: an int when it fits one. */
     static JsonNode number(long value) {
         return value == (int) value ? NODES.numberNode((int) value) : NODES.numberNode(value);

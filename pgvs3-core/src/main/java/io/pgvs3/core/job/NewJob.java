@@ -7,16 +7,19 @@ import java.util.regex.Pattern;
 import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A job to enqueue. JSON-valued parts ({@code argsJson}, {@code metaJson}, {@code optionsJson}, {@code extraJson})
  * are JSON text: args must be an array, meta an object; {@code optionsJson} is the options object as sent (kept for
  * tags and metadata), {@code extraJson} an object of unknown top-level envelope fields that are kept verbatim.
- * Build one with {@link #builder(String)}.
+ * Build one with {@link #builder(String)}. A job read from a request by {@link JobRequests} also carries
+ * {@link #parsed()}, the trees that text was written from, so that an enqueue checks and reads them instead of
+ * parsing the text again.
  */
 public record NewJob(String id, String type, String argsJson, QueueName queue, int priority, String metaJson,
         Instant scheduledAt, Instant expiresAt, Duration timeout, Duration visibilityTimeout, RetryPolicy retry,
-        UniqueOptions unique, String optionsJson, String extraJson) {
+        UniqueOptions unique, String optionsJson, String extraJson, Parsed parsed) {
 
     /** OJS job types: dot-separated lowercase segments. */
     public static final Pattern TYPE_PATTERN = Pattern.compile("^[a-z][a-z0-9_-]*(\\.[a-z][a-z0-9_-]*)*$");
@@ -64,6 +67,14 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
         retry = retry == null ? RetryPolicy.DEFAULT : retry;
     }
 
+    /**
+     * The JSON parts of a job as trees, already checked for their kind: args an array, meta, options and extra each an
+     * object or null when absent. Their text is what {@code argsJson}, {@code metaJson}, {@code optionsJson} and
+     * {@code extraJson} hold.
+     */
+    public record Parsed(JsonNode args, JsonNode meta, JsonNode options, JsonNode extra) {
+    }
+
     /** A 400 unless {@code duration} is null or positive and at most {@link #MAX_DURATION}. */
     public static void requirePositiveDuration(Duration duration, String field) {
         if (duration != null && (duration.isNegative() || duration.isZero() || duration.compareTo(MAX_DURATION) > 0)) {
@@ -99,6 +110,7 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
         private UniqueOptions unique;
         private String optionsJson;
         private String extraJson;
+        private Parsed parsed;
 
         private Builder(String type) {
             this.type = type;
@@ -111,6 +123,7 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
 
         public Builder args(String argsJson) {
             this.argsJson = argsJson;
+            this.parsed = null;
             return this;
         }
 
@@ -126,6 +139,7 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
 
         public Builder meta(String metaJson) {
             this.metaJson = metaJson;
+            this.parsed = null;
             return this;
         }
 
@@ -170,17 +184,32 @@ public record NewJob(String id, String type, String argsJson, QueueName queue, i
 
         public Builder options(String optionsJson) {
             this.optionsJson = optionsJson;
+            this.parsed = null;
             return this;
         }
 
         public Builder extra(String extraJson) {
             this.extraJson = extraJson;
+            this.parsed = null;
+            return this;
+        }
+
+        /**
+         * The JSON parts from trees checked by the caller (args an array, the others objects or null), their text
+         * written once here.
+         */
+        Builder parsed(JsonNode args, JsonNode meta, JsonNode options, JsonNode extra) {
+            this.parsed = new Parsed(args, meta, options, extra);
+            this.argsJson = args.toString();
+            this.metaJson = meta == null ? null : meta.toString();
+            this.optionsJson = options == null ? null : options.toString();
+            this.extraJson = extra == null ? null : extra.toString();
             return this;
         }
 
         public NewJob build() {
             return new NewJob(id, type, argsJson, queue, priority, metaJson, scheduledAt, expiresAt, timeout,
-                    visibilityTimeout, retry, unique, optionsJson, extraJson);
+                    visibilityTimeout, retry, unique, optionsJson, extraJson, parsed);
         }
     }
 }

@@ -12,7 +12,11 @@ import io.pgvs3.core.error.Pgvs3Exception;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -84,6 +88,58 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
                 NewJob.builder("envelope.rounded").visibilityTimeout(Duration.ofDays(36_500))
                         .scheduledAt(Instant.parse("2098-06-01T12:00:00Z")).retry(RetryPolicy.DEFAULT.withMaxAttempts(1))
                         .build());
+    }
+
+    /**
+     * A job read from a request brings the trees its text was written from; the enqueue builds its envelope from them
+     * instead of parsing the text again, and must still answer what a read answers, on both paths, whether the
+     * request's numbers were read as doubles or as exact decimals.
+     */
+    @ParameterizedTest(name = "floats as BigDecimal: {0}")
+    @ValueSource(booleans = { false, true })
+    void aJobReadFromARequestGivesTheEnvelopeAReadAnswers(boolean exactDecimals) {
+        JsonMapper mapper = JsonMapper.builder()
+                .configure(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS, exactDecimals).build();
+        String body = "{\"type\": \"envelope.request\", \"queue\": \"envelopes-request\", \"args\": "
+                + TRICKY_ARGS.replace(", 1e400", ", 1e20, 1.0E-7")
+                + ", \"meta\": {\"é\": 1e-2, \"k\": {\"é\": 0, \"b\": -0.0}, \"a\": 2.50},"
+                + " \"options\": {\"tags\": [\"t\", 1.0], \"priority\": 3},"
+                + " \"x_custom\": {\"zz\": 1.0e0, \"é\": null, \"b\": [1, 2.0]}, \"state\": \"ignored\"}";
+        NewJob job = JobRequests.parse(mapper.readTree(body));
+        assertThat(job.parsed()).isNotNull();
+
+        assertSameAsRead(store.enqueue(job));
+        store.enqueueBatch(List.of(job, JobRequests.parse(mapper.readTree(body)))).forEach(this::assertSameAsRead);
+        Job unique = store.enqueue(NewJob.builder(job.type()).queue(job.queue().value()).parsed(job.parsed().args(),
+                job.parsed().meta(), job.parsed().options(), job.parsed().extra())
+                .unique(new UniqueOptions(null, null, null, "request-" + UuidV7.generate(), null, null, null)).build());
+        assertSameAsRead(unique);
+        Job plain = store.enqueue(job);
+        for (String field : List.of("args", "meta", "tags", "x_custom")) {
+            assertThat(unique.envelope().get(field).toString()).as(field)
+                    .isEqualTo(plain.envelope().get(field).toString());
+        }
+    }
+
+    @Test
+    void aNumberBeyondWhatJsonbHoldsInARequestIsRejectedOnBothPaths() {
+        ObjectNode exact = JsonNodeFactory.instance.objectNode();
+        exact.put("type", "envelope.huge").put("queue", "envelopes-huge-request").putArray("args")
+                .add(new java.math.BigDecimal("1e999999999"));
+        ObjectNode infinite = exact.deepCopy();
+        infinite.putArray("args").add(1.0).addObject().put("x", Double.POSITIVE_INFINITY);
+        for (ObjectNode body : List.of(exact, infinite)) {
+            NewJob job = JobRequests.parse(body);
+            assertThatThrownBy(() -> store.enqueue(job)).isInstanceOfSatisfying(Pgvs3Exception.class,
+                    ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST)).hasMessageContaining("'args'");
+            NewJob unique = NewJob.builder(job.type()).queue(job.queue().value())
+                    .parsed(job.parsed().args(), null, null, null)
+                    .unique(new UniqueOptions(null, null, null, "huge-" + UuidV7.generate(), null, null, null)).build();
+            assertThatThrownBy(() -> store.enqueue(unique)).isInstanceOfSatisfying(Pgvs3Exception.class,
+                    ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST)).hasMessageContaining("'args'");
+        }
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = 'envelopes-huge-request'",
+                Long.class)).isZero();
     }
 
     @Test
