@@ -210,7 +210,7 @@ $fn$;
 -- Inserts one job without a unique key: enqueue_rows for a single job, with one parameter per column instead of
 -- arrays (called alternately in one session on PostgreSQL 15: 0.15 ms against 0.26 ms per job). Same result and
 -- notification. Its three rows are one statement, as in enqueue_rows: each statement a PL/pgSQL function runs pays
--- for its own plan check, snapshot and executor start and end, which in a one-row insert cost about as much as the row.
+-- for its own plan check, snapshot and executor start and end.
 CREATE OR REPLACE FUNCTION @schema@.enqueue_job(p_id uuid, p_type text, p_args jsonb, p_meta jsonb, p_options jsonb,
                                                 p_extra jsonb, p_priority integer, p_max_attempts integer,
                                                 p_retry jsonb, p_timeout bigint, p_visibility_timeout bigint,

@@ -30,9 +30,9 @@ class JobMaintenanceTest extends JobStoreTestSupport {
 
     @Test
     void oneIndexOfActiveJobsServesBothTimeoutsAndExpiredLeases() {
-        Job timedOut = store.enqueue(NewJob.builder("test.timeout").queue("active-ends").timeout(Duration.ofHours(1)).build());
-        Job leaseEnded = store.enqueue(NewJob.builder("test.lease").queue("active-ends").timeout(Duration.ofHours(1)).build());
-        Job running = store.enqueue(NewJob.builder("test.running").queue("active-ends").timeout(Duration.ofHours(1)).build());
+        Job timedOut = store.enqueue(withTimeout("test.timeout"));
+        Job leaseEnded = store.enqueue(withTimeout("test.lease"));
+        Job running = store.enqueue(withTimeout("test.running"));
         assertThat(store.fetch(List.of("active-ends"), 3, "w", Duration.ofHours(1))).hasSize(3);
         // the deadline of one job passed while its lease runs on; the lease of another ended before its deadline
         jdbc.update("UPDATE \"s3q_active-ends\".jobs SET deadline_at = now() - interval '1 second' WHERE id = ?::uuid",
@@ -52,6 +52,10 @@ class JobMaintenanceTest extends JobStoreTestSupport {
         assertThat(store.get(running.id())).map(Job::state).contains(JobState.ACTIVE);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_indexes WHERE schemaname = 's3q_active-ends'"
                 + " AND indexname IN ('jobs_lease', 'jobs_deadline')", Long.class)).isZero();
+    }
+
+    private static NewJob withTimeout(String type) {
+        return NewJob.builder(type).queue("active-ends").timeout(Duration.ofHours(1)).build();
     }
 
     @Test
