@@ -24,13 +24,15 @@ $fn$;
 CREATE INDEX IF NOT EXISTS jobs_expiry ON @schema@.jobs (expires_at)
     WHERE expires_at IS NOT NULL AND state IN ('scheduled', 'available', 'retryable');
 
--- One maintenance step for this queue, each part bounded by p_limit rows: execution timeouts fail their job with
--- code timeout, expired leases go back to available, due jobs are promoted, jobs past expires_at are discarded and
--- terminal jobs older than their retention are deleted. Returns how many jobs it touched. Every step reads a partial
--- index made for it; sequential scans are ruled out because a queue that grew since its statistics were last
--- gathered (autovacuum analyses it a minute or more later) looked small enough to scan whole on every pass. JIT is
--- off because a statement left with only a sequential scan carries the huge cost that rules it out, which would
--- otherwise make PostgreSQL compile that statement on every pass.
+-- One maintenance step for this queue, each part bounded by p_limit rows: execution timeouts fail their job with code
+-- timeout, expired leases go back to available, due jobs are promoted, jobs past expires_at are discarded and terminal
+-- jobs older than their retention are deleted. Returns how many jobs it touched. Every step reads a partial index made
+-- for it (timeouts and expired leases share jobs_active, keyed by whichever of the two ends first: a job whose lease
+-- ended before its deadline is passed over by the timeout step and taken by the lease step right after, so each step
+-- reads at most the other's rows besides its own); sequential scans are ruled out because a queue that grew since its
+-- statistics were last gathered (autovacuum analyses it a minute or more later) looked small enough to scan whole on
+-- every pass. JIT is off because a statement left with only a sequential scan carries the huge cost that rules it out,
+-- which would otherwise make PostgreSQL compile that statement on every pass.
 CREATE OR REPLACE FUNCTION @schema@.maintain(p_limit integer, p_retention_ms bigint, p_dead_letter_retention_ms bigint)
 RETURNS bigint
 LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $fn$
@@ -40,8 +42,9 @@ DECLARE
     v_id    uuid;
 BEGIN
     FOR v_id IN
-        SELECT id FROM @schema@.jobs WHERE state = 'active' AND deadline_at <= now()
-        ORDER BY deadline_at LIMIT p_limit FOR UPDATE SKIP LOCKED
+        SELECT id FROM @schema@.jobs
+        WHERE state = 'active' AND least(lease_until, deadline_at) <= now() AND deadline_at <= now()
+        ORDER BY least(lease_until, deadline_at) LIMIT p_limit FOR UPDATE SKIP LOCKED
     LOOP
         PERFORM @schema@.fail(v_id, jsonb_build_object('code', 'timeout', 'type', 'timeout', 'retryable', true,
                                                        'message', 'job exceeded its timeout_ms'), false);
@@ -49,8 +52,9 @@ BEGIN
     END LOOP;
 
     WITH expired AS (
-        SELECT id FROM @schema@.jobs WHERE state = 'active' AND lease_until <= now()
-        ORDER BY lease_until LIMIT p_limit FOR UPDATE SKIP LOCKED
+        SELECT id FROM @schema@.jobs
+        WHERE state = 'active' AND least(lease_until, deadline_at) <= now() AND lease_until <= now()
+        ORDER BY least(lease_until, deadline_at) LIMIT p_limit FOR UPDATE SKIP LOCKED
     )
     UPDATE @schema@.jobs j SET state = 'available', worker_id = NULL, lease_until = NULL, deadline_at = NULL
     FROM expired e WHERE j.id = e.id;

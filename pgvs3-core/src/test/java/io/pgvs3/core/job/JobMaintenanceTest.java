@@ -29,6 +29,36 @@ class JobMaintenanceTest extends JobStoreTestSupport {
     }
 
     @Test
+    void oneIndexOfActiveJobsServesBothTimeoutsAndExpiredLeases() {
+        Job timedOut = store.enqueue(withTimeout("test.timeout"));
+        Job leaseEnded = store.enqueue(withTimeout("test.lease"));
+        Job running = store.enqueue(withTimeout("test.running"));
+        assertThat(store.fetch(List.of("active-ends"), 3, "w", Duration.ofHours(1))).hasSize(3);
+        // the deadline of one job passed while its lease runs on; the lease of another ended before its deadline
+        jdbc.update("UPDATE \"s3q_active-ends\".jobs SET deadline_at = now() - interval '1 second' WHERE id = ?::uuid",
+                timedOut.id());
+        jdbc.update("UPDATE \"s3q_active-ends\".jobs SET lease_until = now() - interval '1 second' WHERE id = ?::uuid",
+                leaseEnded.id());
+
+        maintenance.maintain();
+
+        Job failed = store.get(timedOut.id()).orElseThrow();
+        assertThat(failed.state()).isNotEqualTo(JobState.ACTIVE);
+        assertThat(failed.error()).isNotNull();
+        assertThat(failed.error().code()).isEqualTo("timeout");
+        Job released = store.get(leaseEnded.id()).orElseThrow();
+        assertThat(released.state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(released.error()).isNull();
+        assertThat(store.get(running.id())).map(Job::state).contains(JobState.ACTIVE);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_indexes WHERE schemaname = 's3q_active-ends'"
+                + " AND indexname IN ('jobs_lease', 'jobs_deadline')", Long.class)).isZero();
+    }
+
+    private static NewJob withTimeout(String type) {
+        return NewJob.builder(type).queue("active-ends").timeout(Duration.ofHours(1)).build();
+    }
+
+    @Test
     void eventsWriteNoWalButTheirIdsSurviveACrashRestart() {
         assertThat(jdbc.queryForObject("SELECT relpersistence::text FROM pg_class WHERE oid = 's3p.job_events'::regclass",
                 String.class)).isEqualTo("u");
