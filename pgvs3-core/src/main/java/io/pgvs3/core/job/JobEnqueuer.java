@@ -22,6 +22,7 @@ import tools.jackson.databind.util.RawValue;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -40,14 +41,18 @@ final class JobEnqueuer {
     private final TransactionTemplate transactions;
     private final QueueNotifier notifier;
     private final JobEventLog events;
+    private final NotificationHub localListeners;
     private final JsonMapper mapper = JsonMapper.builder().build();
 
-    JobEnqueuer(JdbcTemplate jdbc, QueueCatalog catalog, TransactionTemplate transactions, JobEventLog events) {
+    /** @param localListeners this process's LISTEN hub on the same database, woken directly; {@code null}: none */
+    JobEnqueuer(JdbcTemplate jdbc, QueueCatalog catalog, TransactionTemplate transactions, JobEventLog events,
+            NotificationHub localListeners) {
         this.jdbc = jdbc;
         this.catalog = catalog;
         this.transactions = transactions;
         this.notifier = new QueueNotifier(jdbc, "jobs");
         this.events = events;
+        this.localListeners = localListeners;
     }
 
     List<EnqueueOutcome> enqueueAll(List<NewJob> jobs) {
@@ -87,8 +92,11 @@ final class JobEnqueuer {
         EnqueueRows group = rows.values().iterator().next();
         EnqueueRows.Inserted inserted = catalog.withQueue(group.queue(),
                 () -> insertRows(group, EnqueueNotification.UNLESS_BUSY));
-        if (!inserted.notified() && inserted.outcomes().anyAvailable()) {
-            notifier.signal(NotificationHub.channelFor(group.queue()));
+        if (inserted.outcomes().anyAvailable()) {
+            wakeUpLocally(group.queue());
+            if (!inserted.notified()) {
+                notifier.signal(NotificationHub.channelFor(group.queue()));
+            }
         }
         events.transitioned();
         return inserted.outcomes();
@@ -114,13 +122,37 @@ final class JobEnqueuer {
             });
             return ordered(size, inserted);
         });
+        List<QueueName> available = outcomes.stream()
+                .filter(outcome -> outcome.created() && outcome.job().state() == JobState.AVAILABLE)
+                .map(outcome -> QueueName.of(outcome.job().queue())).distinct().toList();
         if (!callersTransaction) {
-            outcomes.stream().filter(outcome -> outcome.created() && outcome.job().state() == JobState.AVAILABLE)
-                    .map(outcome -> outcome.job().queue()).distinct()
-                    .forEach(queue -> notifier.signal(NotificationHub.channelFor(QueueName.of(queue))));
+            available.forEach(queue -> {
+                wakeUpLocally(queue);
+                notifier.signal(NotificationHub.channelFor(queue));
+            });
+        }
+        else if (!available.isEmpty() && localListeners != null
+                && TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+                @Override
+                public void afterCommit() {
+                    available.forEach(JobEnqueuer.this::wakeUpLocally);
+                }
+            });
         }
         events.transitioned();
         return outcomes;
+    }
+
+    /**
+     * Wakes this process's listeners of the queue once its new jobs committed, without waiting for the notification
+     * to come back from the server (see {@link NotificationHub#wakeUpLocally}).
+     */
+    private void wakeUpLocally(QueueName queue) {
+        if (localListeners != null) {
+            localListeners.wakeUpLocally(NotificationHub.channelFor(queue));
+        }
     }
 
     private EnqueueRows.Inserted insertRows(EnqueueRows rows, EnqueueNotification notification) {

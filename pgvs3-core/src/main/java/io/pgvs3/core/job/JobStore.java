@@ -17,6 +17,7 @@ import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
+import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.sql.QueueStatement;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -83,13 +84,23 @@ public class JobStore {
 
     /** A store that reports its transitions to {@code events} (shared with the other job stores of the database). */
     public JobStore(JdbcTemplate jdbc, QueueCatalog catalog, JobStoreSettings settings, JobEventLog events) {
+        this(jdbc, catalog, settings, events, null);
+    }
+
+    /**
+     * A store whose enqueues also wake the listeners registered with {@code localListeners}, this process's LISTEN
+     * hub on the same database, directly once they commit (see {@link NotificationHub#wakeUpLocally}).
+     */
+    public JobStore(JdbcTemplate jdbc, QueueCatalog catalog, JobStoreSettings settings, JobEventLog events,
+            NotificationHub localListeners) {
         this.jdbc = jdbc;
         this.catalog = catalog;
         this.settings = settings;
         this.events = events;
         this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), requests -> executeAcks(requests, true));
         this.enqueuer = new JobEnqueuer(jdbc, catalog,
-                new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource())), events);
+                new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource())), events,
+                localListeners);
         catalog.onDrop(queue -> jdbc.queryForObject(FORGET_QUEUE_SQL, Long.class, queue.value()));
     }
 

@@ -1,6 +1,7 @@
 package io.pgvs3.core.job;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,16 +13,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.pgvs3.core.UuidV7;
+import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.jdbc.datasource.AbstractDataSource;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Listeners of a queue are woken after every enqueue that makes a job available, and only once it committed. */
+/**
+ * Listeners of a queue are woken after every enqueue that makes a job available, and only once it committed; those of
+ * the store's own hub directly.
+ */
 class JobNotificationTest extends JobStoreTestSupport {
 
     @Test
@@ -108,6 +114,51 @@ class JobNotificationTest extends JobStoreTestSupport {
             });
 
             assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void anEnqueueWakesTheListenersOfItsOwnHubDirectlyOnceItCommitted() throws Exception {
+        // a hub that never connects: only the store's direct wake-up reaches the callbacks
+        try (NotificationHub hub = new NotificationHub(new UnreachableDataSource())) {
+            JobStore local = new JobStore(jdbc, new QueueCatalog(jdbc), JobStoreSettings.DEFAULTS, events, hub);
+            Semaphore woken = new Semaphore(0);
+            hub.listen(NotificationHub.channelFor(QueueName.of("wake-local")), woken::release);
+
+            local.enqueue(NewJob.builder("test.wake").queue("wake-local").build());
+            assertThat(woken.tryAcquire()).as("woken before the enqueue returned").isTrue();
+            local.enqueueBatch(List.of(NewJob.builder("test.wake").queue("wake-local").build(),
+                    NewJob.builder("test.wake").queue("wake-other").build()));
+            assertThat(woken.tryAcquire()).as("a batch into several queues").isTrue();
+            local.enqueue(NewJob.builder("test.later").queue("wake-local")
+                    .scheduledAt(Instant.now().plus(Duration.ofHours(1))).build());
+            assertThat(woken.tryAcquire()).as("a scheduled job wakes nobody").isFalse();
+
+            TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+            transaction.executeWithoutResult(status -> {
+                local.enqueue(NewJob.builder("test.wake").queue("wake-local").build());
+                assertThat(woken.tryAcquire()).as("not before the caller's commit").isFalse();
+            });
+            assertThat(woken.tryAcquire()).as("at the caller's commit").isTrue();
+            transaction.executeWithoutResult(status -> {
+                local.enqueue(NewJob.builder("test.wake").queue("wake-local").build());
+                status.setRollbackOnly();
+            });
+            assertThat(woken.tryAcquire()).as("rolled back").isFalse();
+            assertThat(hub.isConnected()).isFalse();
+        }
+    }
+
+    private static final class UnreachableDataSource extends AbstractDataSource {
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            throw new SQLException("unreachable");
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            throw new SQLException("unreachable");
         }
     }
 

@@ -15,6 +15,7 @@ import io.pgvs3.core.job.JobQueues;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.job.JobStoreSettings;
 import io.pgvs3.core.job.WorkflowStore;
+import io.pgvs3.core.notify.NotificationHub;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -54,8 +55,9 @@ class Pgvs3JobsConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, JobStoreSettings settings, JobEventLog events) {
-        return new JobStore(new JdbcTemplate(dataSource), catalog, settings, events);
+    JobStore pgvs3JobStore(DataSource dataSource, QueueCatalog catalog, JobStoreSettings settings, JobEventLog events,
+            NotificationHub notifications) {
+        return new JobStore(new JdbcTemplate(dataSource), catalog, settings, events, notifications);
     }
 
     @Bean

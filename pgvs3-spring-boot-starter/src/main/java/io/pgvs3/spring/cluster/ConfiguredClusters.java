@@ -11,6 +11,7 @@ import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.cluster.Cluster;
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.cluster.QueueRoute;
+import io.pgvs3.core.job.JobEventLog;
 import io.pgvs3.core.job.JobStore;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.stream.StreamStore;
@@ -128,8 +129,9 @@ public final class ConfiguredClusters implements AutoCloseable {
         NotificationHub notifications = new NotificationHub(dataSource);
         // closed before the pool it draws from
         opened.add(0, notifications);
-        return new Cluster(name, dataSource, catalog, new JobStore(jdbc, catalog, defaultCluster.jobs().settings()),
-                new StreamStore(jdbc, catalog), notifications);
+        JobStore jobs = new JobStore(jdbc, catalog, defaultCluster.jobs().settings(), new JobEventLog(jdbc, catalog),
+                notifications);
+        return new Cluster(name, dataSource, catalog, jobs, new StreamStore(jdbc, catalog), notifications);
     }
 
     @Override

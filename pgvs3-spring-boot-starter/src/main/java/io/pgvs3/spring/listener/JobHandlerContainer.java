@@ -207,11 +207,13 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
                     held.hold(job, leasedAt);
                     workers.execute(new JobTask(job));
                 }
-                if (jobs.isEmpty()) {
-                    awaitWork(idle, seen);
-                }
-                else {
+                if (!jobs.isEmpty()) {
                     idle.reset();
+                }
+                if (jobs.size() < count) {
+                    // the claim took every job it could see: fetching again at once would find none, so wait for
+                    // the next wake-up (one that came during the claim ends the wait at once)
+                    awaitWork(idle, seen);
                 }
             }
             catch (InterruptedException ex) {
