@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import io.pgvs3.core.catalog.QueueName;
+
 /**
  * Group commit for acks. Each caller queues its ack; whoever gets one of a few flush permits drains the queue and
  * completes everything pending in one statement and one commit, so concurrent acks share a commit instead of each
@@ -19,7 +21,9 @@ import java.util.function.Function;
  */
 final class AckBatcher {
 
-    record Request(UUID id, String workerId, String resultJson, CompletableFuture<AckOutcome> outcome) {
+    /** One ack; {@code queue} is where the job was fetched from, when known, else null. */
+    record Request(UUID id, String workerId, String resultJson, QueueName queue,
+            CompletableFuture<AckOutcome> outcome) {
     }
 
     /** The outcome of one ack: null job means no such job; ok false means it was not active under that lease. */
@@ -37,8 +41,8 @@ final class AckBatcher {
         this.executor = executor;
     }
 
-    AckOutcome submit(UUID id, String workerId, String resultJson) {
-        Request request = new Request(id, workerId, resultJson, new CompletableFuture<>());
+    AckOutcome submit(UUID id, String workerId, String resultJson, QueueName queue) {
+        Request request = new Request(id, workerId, resultJson, queue, new CompletableFuture<>());
         pending.add(request);
         while (true) {
             if (flushers.tryAcquire()) {

@@ -22,6 +22,7 @@ import io.pgvs3.core.sql.QueueStatement;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -45,6 +46,16 @@ public class JobStore {
     public static final int MAX_FETCH_COUNT = 1000;
 
     static final String FETCH_SQL = "SELECT * FROM s3p.fetch_job_rows(?, ?, ?, ?, ?)";
+
+    /**
+     * A fetch from one queue, by that queue's {@code claim_rows}: the columns of {@code s3p.fetch_job_rows}, whose
+     * dynamic statement PostgreSQL parses and plans again on every call, where this one keeps a cached plan.
+     */
+    static final QueueStatement QUEUE_FETCH_SQL = QueueStatement.of("SELECT ?::text AS queue, c.id, c.type, c.state,"
+            + " c.args, c.meta, c.options -> 'tags' AS tags, c.extra, c.priority, c.attempt, c.max_attempts, c.retry,"
+            + " c.timeout_ms, c.visibility_timeout_ms, c.scheduled_at, c.expires_at, c.worker_id, c.lease_until,"
+            + " c.created_at, c.enqueued_at, c.started_at, c.completed_at, c.cancelled_at, c.discarded_at, c.result,"
+            + " c.error, c.errors, c.retry_delay_ms, c.dead_letter, c.workflow_id FROM {claim_rows}(?, ?, ?, ?) c");
 
     /** Acks of jobs of any queues, each looked up in the locator. */
     static final String ACK_SQL = "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a";
@@ -73,6 +84,7 @@ public class JobStore {
     private final AckBatcher ackBatcher;
     private final JobEventLog events;
     private final JobEnqueuer enqueuer;
+    private final FetchedJobs located = new FetchedJobs();
 
     public JobStore(JdbcTemplate jdbc, QueueCatalog catalog) {
         this(jdbc, catalog, JobStoreSettings.DEFAULTS);
@@ -97,11 +109,14 @@ public class JobStore {
         this.catalog = catalog;
         this.settings = settings;
         this.events = events;
-        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), requests -> executeAcks(requests, true));
+        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), this::executeLocatedAcks);
         this.enqueuer = new JobEnqueuer(jdbc, catalog,
                 new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource())), events,
                 localListeners);
-        catalog.onDrop(queue -> jdbc.queryForObject(FORGET_QUEUE_SQL, Long.class, queue.value()));
+        catalog.onDrop(queue -> {
+            located.forget(queue);
+            jdbc.queryForObject(FORGET_QUEUE_SQL, Long.class, queue.value());
+        });
     }
 
     public JobStoreSettings settings() {
@@ -156,6 +171,52 @@ public class JobStore {
         }
         NewJob.requirePositiveDuration(visibilityTimeout, "visibility_timeout_ms");
         String[] names = queues.stream().map(q -> QueueName.of(q).value()).distinct().toArray(String[]::new);
+        List<Job> jobs = names.length == 1 && !TransactionSynchronizationManager.isActualTransactionActive()
+                ? fetchOne(QueueName.of(names[0]), count, workerId, visibilityTimeout)
+                : fetchAll(names, count, workerId, visibilityTimeout);
+        if (!jobs.isEmpty()) {
+            located.remember(jobs);
+            events.transitioned();
+        }
+        return jobs;
+    }
+
+    /**
+     * A fetch from one queue straight from its schema. A queue that does not exist has no jobs, as for
+     * {@code s3p.fetch_job_rows}; a queue dropped since the catalog last saw it is looked up again that way. Only
+     * outside a caller's transaction, which the failed statement would abort.
+     */
+    private List<Job> fetchOne(QueueName queue, int count, String workerId, Duration visibilityTimeout) {
+        if (!catalog.exists(queue)) {
+            return List.of();
+        }
+        List<Job> jobs = new ArrayList<>();
+        try {
+            jdbc.query(connection -> {
+                PreparedStatement statement = connection.prepareStatement(QUEUE_FETCH_SQL.in(queue.schema()));
+                statement.setString(1, queue.value());
+                statement.setInt(2, count);
+                statement.setString(3, workerId);
+                statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(),
+                        java.sql.Types.BIGINT);
+                statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
+                return statement;
+            }, rs -> {
+                jobs.add(rows.job(rs));
+            });
+        }
+        catch (DataAccessException ex) {
+            if (!QueueCatalog.isMissingNamespace(ex)) {
+                throw ex;
+            }
+            catalog.forget(queue);
+            return fetchAll(new String[] {queue.value()}, count, workerId, visibilityTimeout);
+        }
+        return jobs;
+    }
+
+    /** A fetch by {@code s3p.fetch_job_rows}, which drains the queues in the order given. */
+    private List<Job> fetchAll(String[] names, int count, String workerId, Duration visibilityTimeout) {
         List<Job> jobs = new ArrayList<>();
         jdbc.query(connection -> {
             PreparedStatement statement = connection.prepareStatement(FETCH_SQL);
@@ -168,9 +229,6 @@ public class JobStore {
         }, rs -> {
             jobs.add(rows.job(rs));
         });
-        if (!jobs.isEmpty()) {
-            events.transitioned();
-        }
         return jobs;
     }
 
@@ -185,9 +243,17 @@ public class JobStore {
     public Job ack(String jobId, String workerId, String resultJson) {
         UUID id = JobActions.jobUuid(jobId);
         String result = resultJson == null || resultJson.equals("null") ? null : resultJson;
-        AckOutcome outcome = TransactionSynchronizationManager.isActualTransactionActive() || settings.maxAckBatch() == 1
-                ? executeAcks(List.of(new AckBatcher.Request(id, workerId, result, null)), true).get(1)
-                : ackBatcher.submit(id, workerId, result);
+        QueueName queue = located.take(id);
+        AckOutcome outcome;
+        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+            outcome = executeAcks(List.of(new AckBatcher.Request(id, workerId, result, null, null)), true).get(1);
+        }
+        else if (settings.maxAckBatch() == 1) {
+            outcome = executeLocatedAcks(List.of(new AckBatcher.Request(id, workerId, result, queue, null))).get(1);
+        }
+        else {
+            outcome = ackBatcher.submit(id, workerId, result, queue);
+        }
         if (outcome == null || outcome.job() == null) {
             throw JobErrors.jobNotFound(jobId);
         }
@@ -222,7 +288,7 @@ public class JobStore {
             if (id.isPresent()) {
                 String result = completion.resultJson() == null || completion.resultJson().equals("null") ? null
                         : completion.resultJson();
-                requests.add(new AckBatcher.Request(id.get(), completion.workerId(), result, null));
+                requests.add(new AckBatcher.Request(id.get(), completion.workerId(), result, null, null));
                 positions.add(i);
             }
         }
@@ -243,6 +309,46 @@ public class JobStore {
 
     private Map<Integer, AckOutcome> executeAcks(List<AckBatcher.Request> requests, boolean envelopes) {
         return executeAcks(null, requests, envelopes);
+    }
+
+    /**
+     * Acks outside a caller's transaction, with envelopes. When every job was fetched here from the same queue, that
+     * queue's {@code ack} completes them; a job it does not answer for (not in that queue after all, or no such job)
+     * and a queue dropped meanwhile go through {@code s3p.ack_jobs}, so the answers are the same either way.
+     */
+    private Map<Integer, AckOutcome> executeLocatedAcks(List<AckBatcher.Request> requests) {
+        QueueName queue = requests.get(0).queue();
+        for (AckBatcher.Request request : requests) {
+            if (queue == null || !queue.equals(request.queue())) {
+                return executeAcks(null, requests, true);
+            }
+        }
+        Map<Integer, AckOutcome> outcomes;
+        try {
+            outcomes = executeAcks(queue, requests, true);
+        }
+        catch (DataAccessException ex) {
+            if (!QueueCatalog.isMissingNamespace(ex)) {
+                throw ex;
+            }
+            catalog.forget(queue);
+            return executeAcks(null, requests, true);
+        }
+        if (outcomes.size() == requests.size()) {
+            return outcomes;
+        }
+        List<AckBatcher.Request> rest = new ArrayList<>();
+        List<Integer> positions = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            if (!outcomes.containsKey(i + 1)) {
+                rest.add(requests.get(i));
+                positions.add(i + 1);
+            }
+        }
+        Map<Integer, AckOutcome> found = executeAcks(null, rest, true);
+        Map<Integer, AckOutcome> merged = new HashMap<>(outcomes);
+        found.forEach((ord, outcome) -> merged.put(positions.get(ord - 1), outcome));
+        return merged;
     }
 
     /** The acks in one statement: by {@code s3p.ack_jobs}, or with a queue by that queue's {@code ack}. */

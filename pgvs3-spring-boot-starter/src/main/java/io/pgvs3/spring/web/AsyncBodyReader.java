@@ -26,6 +26,9 @@ final class AsyncBodyReader implements ReadListener, AsyncListener {
 
     static final String BODY_ATTRIBUTE = AsyncBodyReader.class.getName() + ".body";
 
+    /** The start of the body, already read from the connection before the rest was waited for. */
+    static final String PREFIX_ATTRIBUTE = AsyncBodyReader.class.getName() + ".prefix";
+
     private static final Logger log = LoggerFactory.getLogger(AsyncBodyReader.class);
 
     private final AsyncContext async;
@@ -37,12 +40,16 @@ final class AsyncBodyReader implements ReadListener, AsyncListener {
     private final byte[] buffer = new byte[8192];
     private final AtomicBoolean done = new AtomicBoolean();
 
-    AsyncBodyReader(AsyncContext async, ServletInputStream input, long limit, OjsErrorWriter errors, String requestId) {
+    AsyncBodyReader(AsyncContext async, ServletInputStream input, long limit, OjsErrorWriter errors, String requestId,
+            byte[] prefix) {
         this.async = async;
         this.input = input;
         this.limit = limit;
         this.errors = errors;
         this.requestId = requestId;
+        if (prefix != null) {
+            body.writeBytes(prefix);
+        }
     }
 
     @Override

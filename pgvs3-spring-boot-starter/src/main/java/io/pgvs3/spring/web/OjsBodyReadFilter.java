@@ -56,7 +56,7 @@ public class OjsBodyReadFilter extends OncePerRequestFilter implements Ordered {
         AsyncContext async = request.startAsync();
         async.setTimeout(bodyReadTimeout.toMillis());
         AsyncBodyReader reader = new AsyncBodyReader(async, request.getInputStream(), maxRequestBytes, errors,
-                RequestIds.of(request));
+                RequestIds.of(request), (byte[]) request.getAttribute(AsyncBodyReader.PREFIX_ATTRIBUTE));
         async.addListener(reader);
         request.getInputStream().setReadListener(reader);
     }

@@ -1,11 +1,13 @@
 package io.pgvs3.spring.web;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Map;
 
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import io.pgvs3.core.error.ErrorCode;
@@ -21,7 +23,7 @@ import org.springframework.web.util.UriUtils;
  * {@code OJS-Version} and {@code X-Request-Id} on every response; 406 for an {@code Accept} header that excludes
  * JSON; 400 for a path or query holding text PostgreSQL cannot store; 413 for a body over the size limit. A body
  * that came whole with the headers is buffered here (reading it cannot block); one still on its way is read later by
- * {@link OjsBodyReadFilter}, after authentication and the mutation guard have looked at the headers, and this filter
+ * {@link OjsBodyReadFilter} (from the part that had arrived), after authentication and the mutation guard have looked at the headers, and this filter
  * hands the buffered body on in the dispatch that follows.
  */
 public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
@@ -90,14 +92,38 @@ public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
                     Map.of("limit_bytes", maxRequestBytes), requestId);
             return;
         }
-        if (length > 0 && request.getInputStream().available() >= length) {
-            // the whole body came with the headers: reading it cannot block
-            byte[] body = request.getInputStream().readNBytes((int) length);
-            request.setAttribute(AsyncBodyReader.BODY_ATTRIBUTE, body);
-            chain.doFilter(new BufferedBodyRequest(request, body), response);
-            return;
+        if (length > 0) {
+            byte[] arrived = readArrived(request.getInputStream(), (int) length);
+            if (arrived.length == length) {
+                // the whole body came with the headers
+                request.setAttribute(AsyncBodyReader.BODY_ATTRIBUTE, arrived);
+                chain.doFilter(new BufferedBodyRequest(request, arrived), response);
+                return;
+            }
+            if (arrived.length > 0) {
+                request.setAttribute(AsyncBodyReader.PREFIX_ATTRIBUTE, arrived);
+            }
         }
         chain.doFilter(request, response);
+    }
+
+    /**
+     * The bytes of the body, up to {@code length}, that arrived with the headers: read only while the container
+     * says some can be read without blocking. Tomcat's {@code available()} answers 1 rather than a count for bytes
+     * still in its connection buffer, so it is asked again before every read; comparing it with the whole length
+     * once sent almost every body through the asynchronous read and a second dispatch.
+     */
+    private static byte[] readArrived(ServletInputStream input, int length) throws IOException {
+        byte[] body = new byte[length];
+        int read = 0;
+        while (read < length && input.available() > 0) {
+            int n = input.read(body, read, length - read);
+            if (n < 0) {
+                break;
+            }
+            read += n;
+        }
+        return read == length ? body : Arrays.copyOf(body, read);
     }
 
     /** Whether the body of {@code request} is still to be read: it has one, and no filter buffered it yet. */

@@ -1,6 +1,16 @@
 package io.pgvs3.spring.web;
 
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 
 import io.pgvs3.spring.autoconfigure.Pgvs3SecurityAutoConfiguration;
 import io.pgvs3.test.SlowHttp;
@@ -12,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
@@ -23,6 +34,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.filter.OncePerRequestFilter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,6 +54,31 @@ class SlowBodyMutationGuardTests {
             SecurityFilterAutoConfiguration.class, UserDetailsServiceAutoConfiguration.class,
             ManagementWebSecurityAutoConfiguration.class, Pgvs3SecurityAutoConfiguration.class })
     static class App {
+
+        @Bean
+        AsyncDispatches asyncDispatches() {
+            return new AsyncDispatches();
+        }
+    }
+
+    /** Counts the dispatches that follow an asynchronous read of a request body. */
+    static final class AsyncDispatches extends OncePerRequestFilter {
+
+        final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        protected boolean shouldNotFilterAsyncDispatch() {
+            return false;
+        }
+
+        @Override
+        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                throws ServletException, IOException {
+            if (request.getDispatcherType() == DispatcherType.ASYNC) {
+                count.incrementAndGet();
+            }
+            chain.doFilter(request, response);
+        }
     }
 
     @DynamicPropertySource
@@ -61,6 +98,24 @@ class SlowBodyMutationGuardTests {
 
     @Autowired
     JdbcTemplate jdbc;
+
+    @Autowired
+    AsyncDispatches asyncDispatches;
+
+    @Test
+    void aBodyThatCameWithItsHeadersIsServedInTheFirstDispatch() throws IOException {
+        int before = asyncDispatches.count.get();
+        String body = "{\"type\":\"t\",\"queue\":\"whole\",\"args\":[1]}";
+        String request = "POST /ojs/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body;
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+            String reply = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(reply).startsWith("HTTP/1.1 201");
+        }
+        assertThat(asyncDispatches.count.get()).isEqualTo(before);
+    }
 
     @Test
     void aSlowCrossOriginFormIsRefusedAndASlowJsonBodyIsServed() {
