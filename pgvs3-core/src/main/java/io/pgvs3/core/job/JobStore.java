@@ -4,7 +4,6 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +17,9 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
 import io.pgvs3.core.notify.NotificationHub;
-import io.pgvs3.core.sql.QueueStatement;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -45,25 +42,6 @@ public class JobStore {
 
     public static final int MAX_FETCH_COUNT = 1000;
 
-    static final String FETCH_SQL = "SELECT * FROM s3p.fetch_job_rows(?, ?, ?, ?, ?)";
-
-    /**
-     * A fetch from one queue, by that queue's {@code claim_rows}: the columns of {@code s3p.fetch_job_rows}, whose
-     * dynamic statement PostgreSQL parses and plans again on every call, where this one keeps a cached plan.
-     */
-    static final QueueStatement QUEUE_FETCH_SQL = QueueStatement.of("SELECT ?::text AS queue, c.id, c.type, c.state,"
-            + " c.args, c.meta, c.options -> 'tags' AS tags, c.extra, c.priority, c.attempt, c.max_attempts, c.retry,"
-            + " c.timeout_ms, c.visibility_timeout_ms, c.scheduled_at, c.expires_at, c.worker_id, c.lease_until,"
-            + " c.created_at, c.enqueued_at, c.started_at, c.completed_at, c.cancelled_at, c.discarded_at, c.result,"
-            + " c.error, c.errors, c.retry_delay_ms, c.dead_letter, c.workflow_id FROM {claim_rows}(?, ?, ?, ?) c");
-
-    /** Acks of jobs of any queues, each looked up in the locator. */
-    static final String ACK_SQL = "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a";
-
-    /** Acks of jobs of one queue, on its schema. */
-    static final QueueStatement QUEUE_ACK_SQL = QueueStatement.of(
-            "SELECT a.ord, a.job::text, a.ok FROM {ack}(?, ?::jsonb[], ?, ?) a");
-
     static final String NACK_SQL = "SELECT a.job::text, a.ok FROM s3p.job_action('nack', ?, ?, ?::jsonb, ?) a";
 
     static final String HEARTBEAT_SQL = "SELECT h.id::text, h.directive FROM s3p.heartbeat_jobs(?, ?, ?, ?) h";
@@ -85,6 +63,8 @@ public class JobStore {
     private final JobEventLog events;
     private final JobEnqueuer enqueuer;
     private final FetchedJobs located = new FetchedJobs();
+    private final JobFetcher fetcher;
+    private final JobAcks acks;
 
     public JobStore(JdbcTemplate jdbc, QueueCatalog catalog) {
         this(jdbc, catalog, JobStoreSettings.DEFAULTS);
@@ -109,7 +89,9 @@ public class JobStore {
         this.catalog = catalog;
         this.settings = settings;
         this.events = events;
-        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), this::executeLocatedAcks);
+        this.fetcher = new JobFetcher(jdbc, catalog, settings, rows);
+        this.acks = new JobAcks(jdbc, catalog, events);
+        this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), acks::executeLocated);
         this.enqueuer = new JobEnqueuer(jdbc, catalog,
                 new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource())), events,
                 localListeners);
@@ -171,64 +153,11 @@ public class JobStore {
         }
         NewJob.requirePositiveDuration(visibilityTimeout, "visibility_timeout_ms");
         String[] names = queues.stream().map(q -> QueueName.of(q).value()).distinct().toArray(String[]::new);
-        List<Job> jobs = names.length == 1 && !TransactionSynchronizationManager.isActualTransactionActive()
-                ? fetchOne(QueueName.of(names[0]), count, workerId, visibilityTimeout)
-                : fetchAll(names, count, workerId, visibilityTimeout);
+        List<Job> jobs = fetcher.fetch(names, count, workerId, visibilityTimeout);
         if (!jobs.isEmpty()) {
             located.remember(jobs);
             events.transitioned();
         }
-        return jobs;
-    }
-
-    /**
-     * A fetch from one queue straight from its schema. A queue that does not exist has no jobs, as for
-     * {@code s3p.fetch_job_rows}; a queue dropped since the catalog last saw it is looked up again that way. Only
-     * outside a caller's transaction, which the failed statement would abort.
-     */
-    private List<Job> fetchOne(QueueName queue, int count, String workerId, Duration visibilityTimeout) {
-        if (!catalog.exists(queue)) {
-            return List.of();
-        }
-        List<Job> jobs = new ArrayList<>();
-        try {
-            jdbc.query(connection -> {
-                PreparedStatement statement = connection.prepareStatement(QUEUE_FETCH_SQL.in(queue.schema()));
-                statement.setString(1, queue.value());
-                statement.setInt(2, count);
-                statement.setString(3, workerId);
-                statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(),
-                        java.sql.Types.BIGINT);
-                statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
-                return statement;
-            }, rs -> {
-                jobs.add(rows.job(rs));
-            });
-        }
-        catch (DataAccessException ex) {
-            if (!QueueCatalog.isMissingNamespace(ex)) {
-                throw ex;
-            }
-            catalog.forget(queue);
-            return fetchAll(new String[] {queue.value()}, count, workerId, visibilityTimeout);
-        }
-        return jobs;
-    }
-
-    /** A fetch by {@code s3p.fetch_job_rows}, which drains the queues in the order given. */
-    private List<Job> fetchAll(String[] names, int count, String workerId, Duration visibilityTimeout) {
-        List<Job> jobs = new ArrayList<>();
-        jdbc.query(connection -> {
-            PreparedStatement statement = connection.prepareStatement(FETCH_SQL);
-            statement.setArray(1, connection.createArrayOf("text", names));
-            statement.setInt(2, count);
-            statement.setString(3, workerId);
-            statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(), java.sql.Types.BIGINT);
-            statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
-            return statement;
-        }, rs -> {
-            jobs.add(rows.job(rs));
-        });
         return jobs;
     }
 
@@ -246,10 +175,10 @@ public class JobStore {
         QueueName queue = located.take(id);
         AckOutcome outcome;
         if (TransactionSynchronizationManager.isActualTransactionActive()) {
-            outcome = executeAcks(List.of(new AckBatcher.Request(id, workerId, result, null, null)), true).get(1);
+            outcome = acks.execute(null, List.of(new AckBatcher.Request(id, workerId, result, null, null)), true).get(1);
         }
         else if (settings.maxAckBatch() == 1) {
-            outcome = executeLocatedAcks(List.of(new AckBatcher.Request(id, workerId, result, queue, null))).get(1);
+            outcome = acks.executeLocated(List.of(new AckBatcher.Request(id, workerId, result, queue, null))).get(1);
         }
         else {
             outcome = ackBatcher.submit(id, workerId, result, queue);
@@ -292,7 +221,7 @@ public class JobStore {
                 positions.add(i);
             }
         }
-        Map<Integer, AckOutcome> outcomes = requests.isEmpty() ? Map.of() : executeAcks(queueName, requests, false);
+        Map<Integer, AckOutcome> outcomes = requests.isEmpty() ? Map.of() : acks.execute(queueName, requests, false);
         AckResult[] results = new AckResult[completions.size()];
         for (int i = 0; i < completions.size(); i++) {
             results[i] = new AckResult(completions.get(i).jobId(), null, false);
@@ -305,77 +234,6 @@ public class JobStore {
             }
         }
         return List.of(results);
-    }
-
-    private Map<Integer, AckOutcome> executeAcks(List<AckBatcher.Request> requests, boolean envelopes) {
-        return executeAcks(null, requests, envelopes);
-    }
-
-    /**
-     * Acks outside a caller's transaction, with envelopes. When every job was fetched here from the same queue, that
-     * queue's {@code ack} completes them; a job it does not answer for (not in that queue after all, or no such job)
-     * and a queue dropped meanwhile go through {@code s3p.ack_jobs}, so the answers are the same either way.
-     */
-    private Map<Integer, AckOutcome> executeLocatedAcks(List<AckBatcher.Request> requests) {
-        QueueName queue = requests.get(0).queue();
-        for (AckBatcher.Request request : requests) {
-            if (queue == null || !queue.equals(request.queue())) {
-                return executeAcks(null, requests, true);
-            }
-        }
-        Map<Integer, AckOutcome> outcomes;
-        try {
-            outcomes = executeAcks(queue, requests, true);
-        }
-        catch (DataAccessException ex) {
-            if (!QueueCatalog.isMissingNamespace(ex)) {
-                throw ex;
-            }
-            catalog.forget(queue);
-            return executeAcks(null, requests, true);
-        }
-        if (outcomes.size() == requests.size()) {
-            return outcomes;
-        }
-        List<AckBatcher.Request> rest = new ArrayList<>();
-        List<Integer> positions = new ArrayList<>();
-        for (int i = 0; i < requests.size(); i++) {
-            if (!outcomes.containsKey(i + 1)) {
-                rest.add(requests.get(i));
-                positions.add(i + 1);
-            }
-        }
-        Map<Integer, AckOutcome> found = executeAcks(null, rest, true);
-        Map<Integer, AckOutcome> merged = new HashMap<>(outcomes);
-        found.forEach((ord, outcome) -> merged.put(positions.get(ord - 1), outcome));
-        return merged;
-    }
-
-    /** The acks in one statement: by {@code s3p.ack_jobs}, or with a queue by that queue's {@code ack}. */
-    private Map<Integer, AckOutcome> executeAcks(QueueName queue, List<AckBatcher.Request> requests,
-            boolean envelopes) {
-        UUID[] ids = new UUID[requests.size()];
-        String[] results = new String[requests.size()];
-        String[] workers = new String[requests.size()];
-        for (int i = 0; i < requests.size(); i++) {
-            ids[i] = requests.get(i).id();
-            results[i] = requests.get(i).resultJson();
-            workers[i] = requests.get(i).workerId();
-        }
-        Map<Integer, AckOutcome> outcomes = new HashMap<>();
-        jdbc.query(connection -> {
-            PreparedStatement statement = connection.prepareStatement(queue == null ? ACK_SQL
-                    : QUEUE_ACK_SQL.in(queue.schema()));
-            statement.setArray(1, connection.createArrayOf("uuid", ids));
-            statement.setArray(2, connection.createArrayOf("text", results));
-            statement.setArray(3, connection.createArrayOf("text", workers));
-            statement.setBoolean(4, envelopes);
-            return statement;
-        }, rs -> {
-            outcomes.put(rs.getInt(1), new AckOutcome(Job.fromEnvelopeText(rs.getString(2)), rs.getBoolean(3)));
-        });
-        events.transitioned();
-        return outcomes;
     }
 
     public Job nack(String jobId, JobError error) {

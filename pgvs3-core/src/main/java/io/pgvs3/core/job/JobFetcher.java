@@ -1,0 +1,104 @@
+package io.pgvs3.core.job;
+
+import java.sql.PreparedStatement;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.sql.QueueStatement;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The claim of a fetch: from one queue by that queue's own {@code claim_rows}, from several (or inside a caller's
+ * transaction) by {@code s3p.fetch_job_rows}. Arguments are checked by {@link JobStore#fetch}.
+ */
+final class JobFetcher {
+
+    static final String FETCH_SQL = "SELECT * FROM s3p.fetch_job_rows(?, ?, ?, ?, ?)";
+
+    /**
+     * A fetch from one queue, by that queue's {@code claim_rows}: the columns of {@code s3p.fetch_job_rows}, whose
+     * dynamic statement PostgreSQL parses and plans again on every call, where this one keeps a cached plan.
+     */
+    static final QueueStatement QUEUE_FETCH_SQL = QueueStatement.of("SELECT ?::text AS queue, c.id, c.type, c.state,"
+            + " c.args, c.meta, c.options -> 'tags' AS tags, c.extra, c.priority, c.attempt, c.max_attempts, c.retry,"
+            + " c.timeout_ms, c.visibility_timeout_ms, c.scheduled_at, c.expires_at, c.worker_id, c.lease_until,"
+            + " c.created_at, c.enqueued_at, c.started_at, c.completed_at, c.cancelled_at, c.discarded_at, c.result,"
+            + " c.error, c.errors, c.retry_delay_ms, c.dead_letter, c.workflow_id FROM {claim_rows}(?, ?, ?, ?) c");
+
+    private final JdbcTemplate jdbc;
+    private final QueueCatalog catalog;
+    private final JobStoreSettings settings;
+    private final JobRows rows;
+
+    JobFetcher(JdbcTemplate jdbc, QueueCatalog catalog, JobStoreSettings settings, JobRows rows) {
+        this.jdbc = jdbc;
+        this.catalog = catalog;
+        this.settings = settings;
+        this.rows = rows;
+    }
+
+    /** Claims up to {@code count} jobs from the queues, drained in the order given. */
+    List<Job> fetch(String[] names, int count, String workerId, Duration visibilityTimeout) {
+        return names.length == 1 && !TransactionSynchronizationManager.isActualTransactionActive()
+                ? fetchOne(QueueName.of(names[0]), count, workerId, visibilityTimeout)
+                : fetchAll(names, count, workerId, visibilityTimeout);
+    }
+
+    /**
+     * A fetch from one queue straight from its schema. A queue that does not exist has no jobs, as for
+     * {@code s3p.fetch_job_rows}; a queue dropped since the catalog last saw it is looked up again that way. Only
+     * outside a caller's transaction, which the failed statement would abort.
+     */
+    private List<Job> fetchOne(QueueName queue, int count, String workerId, Duration visibilityTimeout) {
+        if (!catalog.exists(queue)) {
+            return List.of();
+        }
+        List<Job> jobs = new ArrayList<>();
+        try {
+            jdbc.query(connection -> {
+                PreparedStatement statement = connection.prepareStatement(QUEUE_FETCH_SQL.in(queue.schema()));
+                statement.setString(1, queue.value());
+                statement.setInt(2, count);
+                statement.setString(3, workerId);
+                statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(),
+                        Types.BIGINT);
+                statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
+                return statement;
+            }, rs -> {
+                jobs.add(rows.job(rs));
+            });
+        }
+        catch (DataAccessException ex) {
+            if (!QueueCatalog.isMissingNamespace(ex)) {
+                throw ex;
+            }
+            catalog.forget(queue);
+            return fetchAll(new String[] {queue.value()}, count, workerId, visibilityTimeout);
+        }
+        return jobs;
+    }
+
+    /** A fetch by {@code s3p.fetch_job_rows}, which drains the queues in the order given. */
+    private List<Job> fetchAll(String[] names, int count, String workerId, Duration visibilityTimeout) {
+        List<Job> jobs = new ArrayList<>();
+        jdbc.query(connection -> {
+            PreparedStatement statement = connection.prepareStatement(FETCH_SQL);
+            statement.setArray(1, connection.createArrayOf("text", names));
+            statement.setInt(2, count);
+            statement.setString(3, workerId);
+            statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(), Types.BIGINT);
+            statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
+            return statement;
+        }, rs -> {
+            jobs.add(rows.job(rs));
+        });
+        return jobs;
+    }
+}
