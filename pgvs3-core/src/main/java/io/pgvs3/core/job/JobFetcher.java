@@ -1,6 +1,7 @@
 package io.pgvs3.core.job;
 
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,20 +61,9 @@ final class JobFetcher {
         if (!catalog.exists(queue)) {
             return List.of();
         }
-        List<Job> jobs = new ArrayList<>();
         try {
-            jdbc.query(connection -> {
-                PreparedStatement statement = connection.prepareStatement(QUEUE_FETCH_SQL.in(queue.schema()));
-                statement.setString(1, queue.value());
-                statement.setInt(2, count);
-                statement.setString(3, workerId);
-                statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(),
-                        Types.BIGINT);
-                statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
-                return statement;
-            }, rs -> {
-                jobs.add(rows.job(rs));
-            });
+            return claim(QUEUE_FETCH_SQL.in(queue.schema()), statement -> statement.setString(1, queue.value()),
+                    count, workerId, visibilityTimeout);
         }
         catch (DataAccessException ex) {
             if (!QueueCatalog.isMissingNamespace(ex)) {
@@ -82,15 +72,22 @@ final class JobFetcher {
             catalog.forget(queue);
             return fetchAll(new String[] {queue.value()}, count, workerId, visibilityTimeout);
         }
-        return jobs;
     }
 
     /** A fetch by {@code s3p.fetch_job_rows}, which drains the queues in the order given. */
     private List<Job> fetchAll(String[] names, int count, String workerId, Duration visibilityTimeout) {
+        return claim(FETCH_SQL,
+                statement -> statement.setArray(1, statement.getConnection().createArrayOf("text", names)),
+                count, workerId, visibilityTimeout);
+    }
+
+    /** Runs a claim statement whose first parameter names the queues and whose other four are the same for both. */
+    private List<Job> claim(String sql, QueuesParameter queues, int count, String workerId,
+            Duration visibilityTimeout) {
         List<Job> jobs = new ArrayList<>();
         jdbc.query(connection -> {
-            PreparedStatement statement = connection.prepareStatement(FETCH_SQL);
-            statement.setArray(1, connection.createArrayOf("text", names));
+            PreparedStatement statement = connection.prepareStatement(sql);
+            queues.set(statement);
             statement.setInt(2, count);
             statement.setString(3, workerId);
             statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(), Types.BIGINT);
@@ -100,5 +97,11 @@ final class JobFetcher {
             jobs.add(rows.job(rs));
         });
         return jobs;
+    }
+
+    @FunctionalInterface
+    private interface QueuesParameter {
+
+        void set(PreparedStatement statement) throws SQLException;
     }
 }

@@ -23,8 +23,8 @@ import org.springframework.web.util.UriUtils;
  * {@code OJS-Version} and {@code X-Request-Id} on every response; 406 for an {@code Accept} header that excludes
  * JSON; 400 for a path or query holding text PostgreSQL cannot store; 413 for a body over the size limit. A body
  * that came whole with the headers is buffered here (reading it cannot block); one still on its way is read later by
- * {@link OjsBodyReadFilter} (from the part that had arrived), after authentication and the mutation guard have looked at the headers, and this filter
- * hands the buffered body on in the dispatch that follows.
+ * {@link OjsBodyReadFilter} (from the part that had arrived), after authentication and the mutation guard have
+ * looked at the headers, and this filter hands the buffered body on in the dispatch that follows.
  */
 public class OjsRequestFilter extends OncePerRequestFilter implements Ordered {
 
