@@ -1,10 +1,17 @@
 package io.pgvs3.bench.scenario;
 
+import java.sql.Connection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.pgvs3.bench.BenchContext;
 import io.pgvs3.bench.BenchDatabase;
 import io.pgvs3.bench.BenchOptions;
+import io.pgvs3.bench.CpuGroups;
+import io.pgvs3.bench.CpuMeter;
 import io.pgvs3.bench.Load;
 import io.pgvs3.bench.Scenario;
 import io.pgvs3.bench.pgvs3.Core;
@@ -39,6 +46,22 @@ public final class StreamConsumeScenario implements Scenario {
     public static final String FAN_OUT_COMBINED = FAN_OUT + ".combined";
 
     public static final String COOPERATIVE_COMBINED = COOPERATIVE + ".combined";
+
+    /** Who spends the CPU of a drain: the consumer threads, the rest of the JVM, and PostgreSQL. */
+    static final List<String> CPU_GROUPS = List.of(CpuGroups.CLIENT, CpuMeter.JVM_OTHER, CpuMeter.POSTGRES);
+
+    public static String cpuMetric(String metric, String group) {
+        return metric + ".cpu." + group.replaceAll("[^a-z]+", "_").replaceAll("_$", "");
+    }
+
+    /**
+     * The deliveries per second of a fan-out drain while every consumer is still receiving: up to the moment the
+     * first consumer has had its whole share. After it, fewer consumers share the machine, and the rest of the drain
+     * measures how unevenly the consumers got through the backlog rather than how they run together.
+     */
+    public static String together(String metric) {
+        return metric + ".together";
+    }
 
     @Override
     public String id() {
@@ -97,7 +120,7 @@ public final class StreamConsumeScenario implements Scenario {
 
     private void drain(BenchContext context, String metric, String label, int events, int ceiling, int threads,
             boolean cooperative, boolean combined) throws Exception {
-        try (BenchDatabase database = context.newDatabase()) {
+        try (BenchDatabase database = context.newDatabase(); Connection connection = database.connect(true)) {
             Core core = Core.on(database, threads + 2, true);
             StreamStore store = core.streams();
             for (int i = 0; i < (cooperative ? 1 : threads); i++) {
@@ -106,24 +129,104 @@ public final class StreamConsumeScenario implements Scenario {
             int filled = Streams.fillBacklog(store, QUEUE, events, ceiling, context.options().fillLimit().multipliedBy(2));
             context.resetStatements();
             long deliveries = (long) filled * (cooperative ? 1 : threads);
+            CpuMeter meter = CpuMeter.of(thread -> thread.startsWith("bench-load-") ? CpuGroups.CLIENT
+                    : CpuGroups.SERVER, connection);
+            // when each fan-out consumer had its whole share, from the start of the drain: a tail that one consumer
+            // drains alone would show as a late last finish
+            AtomicLongArray finished = new AtomicLongArray(threads);
+            LongAdder delivered = new LongAdder();
+            AtomicReference<long[]> firstDone = new AtomicReference<>();
+            Map<String, Long> before = meter.read();
+            AtomicReference<Map<String, Long>> after = new AtomicReference<>();
+            long start = System.nanoTime();
             Load.Drained drained = Load.drain(threads, deliveries, context.options().drainLimit(), index -> {
                 String consumer = "consumer-" + (cooperative ? 0 : index);
                 String member = cooperative ? "member-" + index : null;
+                Load.Worker worker;
                 if (combined) {
-                    return new CombinedWorker(store, consumer, member, ceiling);
+                    worker = new CombinedWorker(store, consumer, member, ceiling);
                 }
-                return () -> {
-                    StreamBatch batch = store.receive(QUEUE, consumer, member, ceiling);
-                    if (batch.batchId() == null) {
-                        return 0;
-                    }
-                    store.ack(QUEUE, batch.batchId());
-                    return batch.messages().size();
-                };
-            });
+                else {
+                    worker = () -> {
+                        StreamBatch batch = store.receive(QUEUE, consumer, member, ceiling);
+                        if (batch.batchId() == null) {
+                            return 0;
+                        }
+                        store.ack(QUEUE, batch.batchId());
+                        return batch.messages().size();
+                    };
+                }
+                return cooperative ? worker : new Share(worker, filled, delivered, () -> {
+                    long now = System.nanoTime();
+                    finished.set(index, now);
+                    firstDone.compareAndSet(null, new long[] { now, delivered.sum() });
+                });
+            }, () -> after.set(meter.read()));
+            Map<String, Long> spent = CpuMeter.between(before, after.get());
             context.record(metric, label, "events/s", drained.rate(), "threads=" + threads + " ceiling=" + ceiling
-                    + " " + drained.describe() + " " + Sync.setting(true));
+                    + " " + drained.describe() + " " + Sync.setting(true) + finishes(finished, start));
+            long[] first = firstDone.get();
+            if (!cooperative && threads > 1 && first != null) {
+                double seconds = (first[0] - start) / 1e9;
+                context.record(together(metric), label.replace("(all deliveries)", "(all deliveries while all "
+                        + threads + " receive)"), "events/s", first[1] / seconds, String.format(
+                        "threads=%d ceiling=%d %d deliveries in %.2f s, until the first consumer had its %d events",
+                        threads, ceiling, first[1], seconds, filled));
+            }
+            for (String group : drained.items() == 0 ? List.<String>of() : CPU_GROUPS) {
+                context.record(cpuMetric(metric, group), label + ": CPU of the " + group + " per delivery",
+                        "µs/event", spent.getOrDefault(group, 0L) / 1e3 / drained.settled(),
+                        "threads=" + threads + " deliveries=" + drained.settled());
+            }
             context.profile(database, label);
+        }
+    }
+
+    /** For the settings column of a fan-out drain: when the first and the last consumer had their whole share. */
+    private static String finishes(AtomicLongArray finished, long start) {
+        if (finished.length() < 2) {
+            return "";
+        }
+        long first = Long.MAX_VALUE;
+        long last = 0;
+        for (int i = 0; i < finished.length(); i++) {
+            long at = finished.get(i) == 0 ? Long.MAX_VALUE : finished.get(i) - start;
+            first = Math.min(first, at);
+            last = Math.max(last, at);
+        }
+        return last == Long.MAX_VALUE ? "" : String.format(" consumers done at %.2f–%.2f s", first / 1e9, last / 1e9);
+    }
+
+    /** A fan-out consumer's worker that notes when the consumer has had its whole share of the backlog. */
+    private static final class Share implements Load.Worker {
+
+        private final Load.Worker worker;
+        private final long share;
+        private final LongAdder delivered;
+        private final Runnable done;
+        private long received;
+
+        Share(Load.Worker worker, long share, LongAdder delivered, Runnable done) {
+            this.worker = worker;
+            this.share = share;
+            this.delivered = delivered;
+            this.done = done;
+        }
+
+        @Override
+        public long step() throws Exception {
+            long items = worker.step();
+            delivered.add(items);
+            if (received < share && received + items >= share) {
+                done.run();
+            }
+            received += items;
+            return items;
+        }
+
+        @Override
+        public void close() throws Exception {
+            worker.close();
         }
     }
 
