@@ -86,8 +86,11 @@ public final class StreamConsumeScenario implements Scenario {
                 *Cooperative*: %d members of one consumer sharing the backlog, one thread each. Rows marked \
                 *ack + receive in one call* drain with `StreamStore.ackAndReceive(queue, batchId, consumer, member, \
                 max)` instead, as a `@StreamListener` does: each call acks the batch before and receives the next \
-                one, in one transaction (one commit per batch instead of two)."""
-                .formatted(SHORT_BACKLOG, GROUP, GROUP);
+                one, in one transaction (one commit per batch instead of two). Each drain also reports the CPU time \
+                per delivery of the consumer threads, of the rest of the JVM and of PostgreSQL; a fan-out drain \
+                reports when the first and the last consumer had its whole share, and its rate up to the first \
+                (*while all %d receive*), when fewer consumers share the machine than at the start."""
+                .formatted(SHORT_BACKLOG, GROUP, GROUP, GROUP);
     }
 
     @Override
