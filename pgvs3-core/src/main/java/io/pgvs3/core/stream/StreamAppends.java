@@ -21,6 +21,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.PreparedStatementCreator;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -31,7 +32,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * schema, {@code s3q_<queue>}, once appended events committed: sent by the append's own transaction when it runs
  * inside a caller's transaction, else right after the append committed, by a {@link QueueNotifier} (a notifying
  * transaction holds a global lock until its commit record is flushed, so appends that notify themselves cannot share
- * a flush).
+ * a flush). Listeners of this process registered with the {@code localListeners} hub given to the constructor are
+ * woken directly once the append committed (see {@link NotificationHub#wakeUpLocally}), without waiting for the
+ * notification to come back over the LISTEN connection.
  */
 public class StreamAppends {
 
@@ -53,11 +56,21 @@ public class StreamAppends {
     private final StreamCalls calls;
     private final JdbcTemplate jdbc;
     private final QueueNotifier notifier;
+    private final NotificationHub localListeners;
 
     public StreamAppends(JdbcTemplate jdbc, QueueCatalog catalog) {
+        this(jdbc, catalog, null);
+    }
+
+    /**
+     * Appends that also wake the listeners registered with {@code localListeners}, this process's LISTEN hub on the
+     * same database, directly once they committed.
+     */
+    public StreamAppends(JdbcTemplate jdbc, QueueCatalog catalog, NotificationHub localListeners) {
         this.calls = new StreamCalls(jdbc, catalog);
         this.jdbc = jdbc;
         this.notifier = new QueueNotifier(jdbc, "stream");
+        this.localListeners = localListeners;
     }
 
     public AppendResult append(String queue, NewStreamMessage message) {
@@ -122,9 +135,7 @@ public class StreamAppends {
             rs.next();
             return stored(ids, (Long[]) rs.getArray(1).getArray(), types, rs.getTimestamp(2).toInstant());
         }));
-        if (!callersTransaction) {
-            notifier.signal(NotificationHub.channelFor(name));
-        }
+        appended(name, callersTransaction);
         return appended;
     }
 
@@ -155,10 +166,39 @@ public class StreamAppends {
             }
             return results;
         }));
-        if (!callersTransaction && appended.stream().anyMatch(result -> !result.duplicate())) {
-            notifier.signal(NotificationHub.channelFor(name));
+        if (appended.stream().anyMatch(result -> !result.duplicate())) {
+            appended(name, callersTransaction);
         }
         return appended;
+    }
+
+    /**
+     * Wakes the queue's listeners once the append committed: this process's at once (an append outside a transaction
+     * has committed on return; inside one, after its commit) and every process's by a notification (sent by the
+     * notifier, or inside a caller's transaction by the append's own statement). The notification alone took one
+     * notifying transaction and a read of the LISTEN connection before a long-poll of this process could receive.
+     */
+    private void appended(QueueName name, boolean callersTransaction) {
+        String channel = NotificationHub.channelFor(name);
+        if (!callersTransaction) {
+            wakeUpLocally(channel);
+            notifier.signal(channel);
+        }
+        else if (localListeners != null && TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+                @Override
+                public void afterCommit() {
+                    wakeUpLocally(channel);
+                }
+            });
+        }
+    }
+
+    private void wakeUpLocally(String channel) {
+        if (localListeners != null) {
+            localListeners.wakeUpLocally(channel);
+        }
     }
 
     /** The statement with the message arrays both appends start with bound: ids, types, payloads, headers. */

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.notify.NotificationHub;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -46,7 +47,12 @@ public class StreamStore {
     private final StreamIdleChecks idleChecks;
 
     public StreamStore(JdbcTemplate jdbc, QueueCatalog catalog) {
-        this(new StreamAppends(jdbc, catalog), new StreamDelivery(jdbc, catalog), new StreamConsumers(jdbc, catalog),
+        this(jdbc, catalog, null);
+    }
+
+    /** A store whose appends also wake the listeners registered with {@code localListeners} (see {@link StreamAppends}). */
+    public StreamStore(JdbcTemplate jdbc, QueueCatalog catalog, NotificationHub localListeners) {
+        this(new StreamAppends(jdbc, catalog, localListeners), new StreamDelivery(jdbc, catalog), new StreamConsumers(jdbc, catalog),
                 new StreamDeadLetters(jdbc, catalog), new StreamQueueSettings(jdbc, catalog),
                 new StreamLogMaintenance(jdbc, catalog), new StreamIdleChecks(jdbc, catalog));
     }

@@ -27,8 +27,8 @@ class Pgvs3StreamsConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    StreamAppends pgvs3StreamAppends(DataSource dataSource, QueueCatalog catalog) {
-        return new StreamAppends(new JdbcTemplate(dataSource), catalog);
+    StreamAppends pgvs3StreamAppends(DataSource dataSource, QueueCatalog catalog, NotificationHub notifications) {
+        return new StreamAppends(new JdbcTemplate(dataSource), catalog, notifications);
     }
 
     @Bean

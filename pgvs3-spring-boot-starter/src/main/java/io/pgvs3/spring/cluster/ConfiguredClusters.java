@@ -131,7 +131,7 @@ public final class ConfiguredClusters implements AutoCloseable {
         opened.add(0, notifications);
         JobStore jobs = new JobStore(jdbc, catalog, defaultCluster.jobs().settings(), new JobEventLog(jdbc, catalog),
                 notifications);
-        return new Cluster(name, dataSource, catalog, jobs, new StreamStore(jdbc, catalog), notifications);
+        return new Cluster(name, dataSource, catalog, jobs, new StreamStore(jdbc, catalog, notifications), notifications);
     }
 
     @Override
