@@ -28,8 +28,8 @@ final class JobAcks {
 
     /**
      * Acks of jobs of one queue, on its schema, by its {@code ack_rows}: each job's columns, as a fetch reads them,
-     * from which {@link JobRows} builds the envelope; building it in SQL and parsing it again here cost more than the
-     * ack itself. A row without a job (a completed job not read back) has a null id.
+     * from which {@link JobRows} builds the envelope, rather than one built in SQL and parsed again here. A row
+     * without a job (a completed job not read back) has a null id.
      */
     static final QueueStatement QUEUE_ACK_SQL = QueueStatement.of("SELECT a.ord, a.ok, ?::text AS queue, (a.job).id,"
             + " (a.job).type, (a.job).state, (a.job).args, (a.job).meta, (a.job).options -> 'tags' AS tags,"
