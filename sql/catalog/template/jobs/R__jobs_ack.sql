@@ -3,15 +3,16 @@
 INSERT INTO s3p.queue_templates (part, position, body) VALUES ('jobs.ack', 14, $template$
 
 -- Completes jobs that are active under the given worker (a null worker, on either side, matches any lease).
--- Returns a row per input position naming a job of this queue: ok with the completed job (without it unless
--- p_envelopes), or the job as it is when it was not active.
+-- Returns a row per input position naming a job of this queue: ok with the completed job's row (null unless
+-- p_rows), or the job's row as it is when it was not active. The caller builds what it answers from the row (the
+-- Java client builds the envelope itself, as for a fetch); ack below answers envelopes for s3p.ack_jobs.
 -- Both parts must be primary-key probes per job, whatever the statistics say. A constant state = 'active' would let
 -- the planner walk the partial lease index instead (every active job of every worker, per ack) whenever the
 -- statistics were gathered while few jobs were active; compared with a column of the input it cannot, and the
 -- id = ANY conditions give the probes an index condition when the input's size is unknown to a cached plan.
-CREATE OR REPLACE FUNCTION @schema@.ack(p_ids uuid[], p_results jsonb[], p_workers text[],
-                                        p_envelopes boolean DEFAULT true)
-RETURNS TABLE (ord integer, job jsonb, ok boolean)
+CREATE OR REPLACE FUNCTION @schema@.ack_rows(p_ids uuid[], p_results jsonb[], p_workers text[],
+                                             p_rows boolean DEFAULT true)
+RETURNS TABLE (ord integer, ok boolean, job @schema@.jobs)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -30,7 +31,7 @@ BEGIN
             FROM input i
             WHERE j.id = ANY (p_ids) AND j.id = i.id AND j.state = i.acked_state
               AND (i.worker IS NULL OR j.worker_id IS NULL OR j.worker_id = i.worker)
-            RETURNING i.n, CASE WHEN p_envelopes THEN @schema@.envelope(j) END AS envelope, j.id, j.type, j.attempt, j.worker_id, j.workflow_id,
+            RETURNING i.n, CASE WHEN p_rows THEN j END AS acked, j.id, j.type, j.attempt, j.worker_id, j.workflow_id,
                       j.result, floor(extract(epoch FROM j.completed_at - j.started_at) * 1000)::bigint AS duration_ms
         ), events AS (
             INSERT INTO s3p.job_events (type, queue, job_id, data)
@@ -39,11 +40,11 @@ BEGIN
                                       'attempt', c.attempt, 'worker_id', c.worker_id, 'duration_ms', c.duration_ms)
             FROM completed c
         )
-        SELECT c.n, c.envelope, c.id, c.workflow_id, c.result FROM completed c
+        SELECT c.n, c.acked, c.id, c.workflow_id, c.result FROM completed c
     LOOP
         ord := r.n;
-        job := r.envelope;
         ok := true;
+        job := r.acked;
         v_done := v_done || r.n;
         RETURN NEXT;
         IF r.workflow_id IS NOT NULL THEN
@@ -53,12 +54,22 @@ BEGIN
     -- the rest, looked up only when some ack did not apply (the usual batch completes every job it names)
     IF cardinality(v_done) < cardinality(p_ids) THEN
         RETURN QUERY
-        SELECT t.n::integer, @schema@.envelope(j), false
+        SELECT t.n::integer, false, j
         FROM unnest(p_ids) WITH ORDINALITY AS t(id, n)
         JOIN @schema@.jobs j ON j.id = t.id
         WHERE j.id = ANY (p_ids) AND t.n::integer <> ALL (v_done);
     END IF;
 END
+$fn$;
+
+-- ack_rows answered as envelopes, for s3p.ack_jobs: ok with the completed job (without it unless p_envelopes), or
+-- the job as it is when it was not active.
+CREATE OR REPLACE FUNCTION @schema@.ack(p_ids uuid[], p_results jsonb[], p_workers text[],
+                                        p_envelopes boolean DEFAULT true)
+RETURNS TABLE (ord integer, job jsonb, ok boolean)
+LANGUAGE sql AS $fn$
+    SELECT a.ord, CASE WHEN (a.job).id IS NOT NULL THEN @schema@.envelope(a.job) END, a.ok
+    FROM @schema@.ack_rows(p_ids, p_results, p_workers, p_envelopes) a
 $fn$;
 
 -- Whether an error is final under a retry policy: the error says it is not retryable, or its code, type or

@@ -57,6 +57,10 @@ RETURNS SETOF @schema@.jobs
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
     v_settings @schema@.job_settings;
+    v_paused   boolean;
+    v_limited  boolean;
+    v_due      boolean;
+    v_hint_text text;
     v_count    integer := p_count;
     v_tokens   double precision;
     v_claimed  integer;
@@ -72,11 +76,16 @@ DECLARE
     v_more_s   bigint[];
     v_resume   boolean;
 BEGIN
-    SELECT * INTO v_settings FROM @schema@.job_settings;
-    IF v_settings.paused THEN
+    -- one statement for what every call reads: the settings and whether any job is due for promotion
+    SELECT s.paused, s.rate_limit_per_second IS NOT NULL, d.due
+    INTO v_paused, v_limited, v_due
+    FROM (SELECT EXISTS (SELECT 1 FROM @schema@.jobs WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now())
+              AS due) d
+    LEFT JOIN @schema@.job_settings s ON true;
+    IF v_paused THEN
         RETURN;
     END IF;
-    IF v_settings.rate_limit_per_second IS NOT NULL THEN
+    IF v_limited THEN
         SELECT * INTO v_settings FROM @schema@.job_settings FOR UPDATE;
         v_tokens := least(v_settings.rate_limit_per_second,
                           v_settings.tokens + extract(epoch FROM clock_timestamp() - v_settings.refilled_at)
@@ -86,7 +95,7 @@ BEGIN
             RETURN;
         END IF;
     END IF;
-    IF EXISTS (SELECT 1 FROM @schema@.jobs WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()) THEN
+    IF v_due THEN
         PERFORM @schema@.promote(1000);
     END IF;
     -- read after the promotion above, which bumps it; the hint: {priority, seq, rewinds, taken at (epoch ms)}
@@ -133,7 +142,8 @@ BEGIN
             v_hint := ARRAY[NULL, NULL, v_rewinds, v_now_ms]::bigint[];
         END IF;
     END IF;
-    PERFORM set_config(v_hint_key, array_to_string(v_hint, ',', ''), false);
+    -- an assignment, which PL/pgSQL evaluates as a simple expression: PERFORM would run a query through the executor
+    v_hint_text := set_config(v_hint_key, array_to_string(v_hint, ',', ''), false);
     IF coalesce(cardinality(v_ids), 0) = 0 THEN
         RETURN;
     END IF;
@@ -158,7 +168,7 @@ BEGIN
     )
     SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.seq;
     GET DIAGNOSTICS v_claimed = ROW_COUNT;
-    IF v_settings.rate_limit_per_second IS NOT NULL THEN
+    IF v_limited THEN
         UPDATE @schema@.job_settings SET tokens = v_tokens - v_claimed, refilled_at = clock_timestamp();
     END IF;
 END

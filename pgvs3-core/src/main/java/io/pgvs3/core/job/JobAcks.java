@@ -1,6 +1,8 @@
 package io.pgvs3.core.job;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,30 +19,42 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The statements that complete jobs: one call for many acks, by {@code s3p.ack_jobs} (each job looked up in the
- * locator) or by one queue's own {@code ack}. Answers are keyed by each request's position, from 1.
+ * locator) or by one queue's own {@code ack_rows}. Answers are keyed by each request's position, from 1.
  */
 final class JobAcks {
 
     /** Acks of jobs of any queues, each looked up in the locator. */
     static final String ACK_SQL = "SELECT a.ord, a.job::text, a.ok FROM s3p.ack_jobs(?, ?::jsonb[], ?, ?) a";
 
-    /** Acks of jobs of one queue, on its schema. */
-    static final QueueStatement QUEUE_ACK_SQL = QueueStatement.of(
-            "SELECT a.ord, a.job::text, a.ok FROM {ack}(?, ?::jsonb[], ?, ?) a");
+    /**
+     * Acks of jobs of one queue, on its schema, by its {@code ack_rows}: each job's columns, as a fetch reads them,
+     * from which {@link JobRows} builds the envelope, rather than one built in SQL and parsed again here. A row
+     * without a job (a completed job not read back) has a null id.
+     */
+    static final QueueStatement QUEUE_ACK_SQL = QueueStatement.of("SELECT a.ord, a.ok, ?::text AS queue, (a.job).id,"
+            + " (a.job).type, (a.job).state, (a.job).args, (a.job).meta, (a.job).options -> 'tags' AS tags,"
+            + " (a.job).extra, (a.job).priority, (a.job).attempt, (a.job).max_attempts, (a.job).retry,"
+            + " (a.job).timeout_ms, (a.job).visibility_timeout_ms, (a.job).scheduled_at, (a.job).expires_at,"
+            + " (a.job).worker_id, (a.job).lease_until, (a.job).created_at, (a.job).enqueued_at, (a.job).started_at,"
+            + " (a.job).completed_at, (a.job).cancelled_at, (a.job).discarded_at, (a.job).result, (a.job).error,"
+            + " (a.job).errors, (a.job).retry_delay_ms, (a.job).dead_letter, (a.job).workflow_id"
+            + " FROM {ack_rows}(?, ?::jsonb[], ?, ?) a");
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
     private final JobEventLog events;
+    private final JobRows rows;
 
-    JobAcks(JdbcTemplate jdbc, QueueCatalog catalog, JobEventLog events) {
+    JobAcks(JdbcTemplate jdbc, QueueCatalog catalog, JobEventLog events, JobRows rows) {
         this.jdbc = jdbc;
         this.catalog = catalog;
         this.events = events;
+        this.rows = rows;
     }
 
     /**
      * Acks outside a caller's transaction, with envelopes. When every job was fetched here from the same queue, that
-     * queue's {@code ack} completes them; a job it does not answer for (not in that queue after all, or no such job)
+     * queue's {@code ack_rows} completes them; a job it does not answer for (not in that queue after all, or no such job)
      * and a queue dropped meanwhile go through {@code s3p.ack_jobs}, so the answers are the same either way.
      */
     Map<Integer, AckOutcome> executeLocated(List<AckBatcher.Request> requests) {
@@ -78,7 +92,7 @@ final class JobAcks {
         return merged;
     }
 
-    /** The acks in one statement: by {@code s3p.ack_jobs}, or with a queue by that queue's {@code ack}. */
+    /** The acks in one statement: by {@code s3p.ack_jobs}, or with a queue by that queue's {@code ack_rows}. */
     Map<Integer, AckOutcome> execute(QueueName queue, List<AckBatcher.Request> requests,
             boolean envelopes) {
         UUID[] ids = new UUID[requests.size()];
@@ -90,18 +104,36 @@ final class JobAcks {
             workers[i] = requests.get(i).workerId();
         }
         Map<Integer, AckOutcome> outcomes = new HashMap<>();
-        jdbc.query(connection -> {
-            PreparedStatement statement = connection.prepareStatement(queue == null ? ACK_SQL
-                    : QUEUE_ACK_SQL.in(queue.schema()));
-            statement.setArray(1, connection.createArrayOf("uuid", ids));
-            statement.setArray(2, connection.createArrayOf("text", results));
-            statement.setArray(3, connection.createArrayOf("text", workers));
-            statement.setBoolean(4, envelopes);
-            return statement;
-        }, rs -> {
-            outcomes.put(rs.getInt(1), new AckOutcome(Job.fromEnvelopeText(rs.getString(2)), rs.getBoolean(3)));
-        });
+        if (queue == null) {
+            jdbc.query(connection -> {
+                PreparedStatement statement = connection.prepareStatement(ACK_SQL);
+                bind(statement, 1, ids, results, workers, envelopes);
+                return statement;
+            }, rs -> {
+                outcomes.put(rs.getInt(1), new AckOutcome(Job.fromEnvelopeText(rs.getString(2)), rs.getBoolean(3)));
+            });
+        }
+        else {
+            jdbc.query(connection -> {
+                PreparedStatement statement = connection.prepareStatement(QUEUE_ACK_SQL.in(queue.schema()));
+                statement.setString(1, queue.value());
+                bind(statement, 2, ids, results, workers, envelopes);
+                return statement;
+            }, rs -> {
+                Job job = rs.getString("id") == null ? null : rows.job(rs);
+                outcomes.put(rs.getInt(1), new AckOutcome(job, rs.getBoolean(2)));
+            });
+        }
         events.transitioned();
         return outcomes;
+    }
+
+    private static void bind(PreparedStatement statement, int first, UUID[] ids, String[] results, String[] workers,
+            boolean envelopes) throws SQLException {
+        Connection connection = statement.getConnection();
+        statement.setArray(first, connection.createArrayOf("uuid", ids));
+        statement.setArray(first + 1, connection.createArrayOf("text", results));
+        statement.setArray(first + 2, connection.createArrayOf("text", workers));
+        statement.setBoolean(first + 3, envelopes);
     }
 }

@@ -90,7 +90,7 @@ public class JobStore {
         this.settings = settings;
         this.events = events;
         this.fetcher = new JobFetcher(jdbc, catalog, settings, rows);
-        this.acks = new JobAcks(jdbc, catalog, events);
+        this.acks = new JobAcks(jdbc, catalog, events, rows);
         this.ackBatcher = new AckBatcher(settings.maxAckBatch(), settings.ackFlushers(), acks::executeLocated);
         this.enqueuer = new JobEnqueuer(jdbc, catalog,
                 new TransactionTemplate(new DataSourceTransactionManager(jdbc.getDataSource())), events,
