@@ -31,14 +31,8 @@ final class JobAcks {
      * from which {@link JobRows} builds the envelope, rather than one built in SQL and parsed again here. A row
      * without a job (a completed job not read back) has a null id.
      */
-    static final QueueStatement QUEUE_ACK_SQL = QueueStatement.of("SELECT a.ord, a.ok, ?::text AS queue, (a.job).id,"
-            + " (a.job).type, (a.job).state, (a.job).args, (a.job).meta, (a.job).options -> 'tags' AS tags,"
-            + " (a.job).extra, (a.job).priority, (a.job).attempt, (a.job).max_attempts, (a.job).retry,"
-            + " (a.job).timeout_ms, (a.job).visibility_timeout_ms, (a.job).scheduled_at, (a.job).expires_at,"
-            + " (a.job).worker_id, (a.job).lease_until, (a.job).created_at, (a.job).enqueued_at, (a.job).started_at,"
-            + " (a.job).completed_at, (a.job).cancelled_at, (a.job).discarded_at, (a.job).result, (a.job).error,"
-            + " (a.job).errors, (a.job).retry_delay_ms, (a.job).dead_letter, (a.job).workflow_id"
-            + " FROM {ack_rows}(?, ?::jsonb[], ?, ?) a");
+    static final QueueStatement QUEUE_ACK_SQL = QueueStatement.of(
+            "SELECT a.ord, a.ok, " + JobRows.selectList("(a.job)") + " FROM {ack_rows}(?, ?::jsonb[], ?, ?) a");
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;

@@ -27,11 +27,8 @@ final class JobFetcher {
      * A fetch from one queue, by that queue's {@code claim_rows}: the columns of {@code s3p.fetch_job_rows}, whose
      * dynamic statement PostgreSQL parses and plans again on every call, where this one keeps a cached plan.
      */
-    static final QueueStatement QUEUE_FETCH_SQL = QueueStatement.of("SELECT ?::text AS queue, c.id, c.type, c.state,"
-            + " c.args, c.meta, c.options -> 'tags' AS tags, c.extra, c.priority, c.attempt, c.max_attempts, c.retry,"
-            + " c.timeout_ms, c.visibility_timeout_ms, c.scheduled_at, c.expires_at, c.worker_id, c.lease_until,"
-            + " c.created_at, c.enqueued_at, c.started_at, c.completed_at, c.cancelled_at, c.discarded_at, c.result,"
-            + " c.error, c.errors, c.retry_delay_ms, c.dead_letter, c.workflow_id FROM {claim_rows}(?, ?, ?, ?) c");
+    static final QueueStatement QUEUE_FETCH_SQL = QueueStatement.of(
+            "SELECT " + JobRows.selectList("c") + " FROM {claim_rows}(?, ?, ?, ?) c");
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;

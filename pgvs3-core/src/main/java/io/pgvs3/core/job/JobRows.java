@@ -5,6 +5,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.stream.Collectors;
 
 import io.pgvs3.core.job.JobEnvelope.Field;
 import tools.jackson.databind.JsonNode;
@@ -18,6 +20,13 @@ import tools.jackson.databind.node.ObjectNode;
  * spares the claim the most expensive part of its work.
  */
 final class JobRows {
+
+    /** The columns this class reads, after the queue name: a job row's, with its tags taken out of its options. */
+    private static final List<String> COLUMNS = List.of("id", "type", "state", "args", "meta",
+            "options -> 'tags' AS tags", "extra", "priority", "attempt", "max_attempts", "retry", "timeout_ms",
+            "visibility_timeout_ms", "scheduled_at", "expires_at", "worker_id", "lease_until", "created_at",
+            "enqueued_at", "started_at", "completed_at", "cancelled_at", "discarded_at", "result", "error", "errors",
+            "retry_delay_ms", "dead_letter", "workflow_id");
 
     private static final int CREATED = 0;
     private static final int SCHEDULED = 1;
@@ -33,6 +42,15 @@ final class JobRows {
      * for every job was a good part of building the envelopes. Each envelope gets its own copy.
      */
     private volatile ParsedRetry lastRetry;
+
+    /**
+     * The select list of a statement whose rows this class reads: the queue name as a parameter, then the columns of
+     * the job row {@code row} names (an alias such as {@code c}, or a composite such as {@code (a.job)}).
+     */
+    static String selectList(String row) {
+        return COLUMNS.stream().map(column -> row + "." + column)
+                .collect(Collectors.joining(", ", "?::text AS queue, ", ""));
+    }
 
     JobRows(JsonMapper mapper) {
         this.mapper = mapper;
