@@ -32,6 +32,7 @@ DECLARE
     v_from     pg_snapshot;
     v_from_seq bigint;
     v_to       pg_snapshot;
+    v_events   @schema@.stream_events[];
     v_seqs     int8multirange;
     v_more     boolean;
     v_locked   boolean := false;
@@ -88,7 +89,12 @@ BEGIN
         -- the rest of a range a batch before stopped in: the same two snapshots, the events after its last one
         v_end := v_pos.range_end;
         SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-        SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_pos.seq, p_max) d;
+        IF p_rows THEN
+            SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+            FROM @schema@.stream_diff_events(v_from, v_to, v_pos.seq, p_max) d;
+        ELSE
+            SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_pos.seq, p_max) d;
+        END IF;
     ELSE
         SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
         IF v_end <= v_start AND v_can_tick THEN
@@ -109,7 +115,12 @@ BEGIN
         -- about p_max events however long the backlog behind the latest tick is.
         v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
         SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-        SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, 0, p_max) d;
+        IF p_rows THEN
+            SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+            FROM @schema@.stream_diff_events(v_from, v_to, 0, p_max) d;
+        ELSE
+            SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, 0, p_max) d;
+        END IF;
         IF v_more THEN
             -- the nearest newer tick may hold a range that fits when the estimated one does not; when it does not
             -- either, its first p_max events are the batch and the next receives continue in that range
@@ -117,7 +128,13 @@ BEGIN
             IF v_near < v_end THEN
                 v_end := v_near;
                 SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-                SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, 0, p_max) d;
+                IF p_rows THEN
+                    SELECT d.events, d.seqs, d.more INTO v_events, v_seqs, v_more
+                    FROM @schema@.stream_diff_events(v_from, v_to, 0, p_max) d;
+                ELSE
+                    SELECT d.seqs, d.more INTO v_seqs, v_more
+                    FROM @schema@.stream_diff_ranges(v_from, v_to, 0, p_max) d;
+                END IF;
             END IF;
         END IF;
     END IF;
@@ -141,16 +158,10 @@ BEGIN
                             NULL::integer, NULL::timestamptz;
         RETURN;
     END IF;
-    -- the rows by the batch's sequence numbers, within the same two txid ranges the difference scanned: cheaper than
-    -- carrying whole rows through the difference (an array of 1,000 composite values, built and unnested again),
-    -- most of all with several consumers receiving at once
+    -- the events were read in sequence order, and unnest keeps it
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
-    FROM @schema@.stream_events e
-    WHERE (e.txid >= pg_snapshot_xmax(v_from) AND e.txid < pg_snapshot_xmax(v_to)
-           OR e.txid = ANY (ARRAY(SELECT pg_snapshot_xip(v_from))))
-      AND e.seq <@ v_seqs
-    ORDER BY e.seq;
+    FROM unnest(v_events) e;
 END
 $fn$;
 
