@@ -1,7 +1,6 @@
 package io.pgvs3.core.job;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 
 import io.pgvs3.core.error.Pgvs3Exception;
@@ -26,13 +25,7 @@ class JobAckEnvelopeTest extends JobStoreTestSupport {
     @Test
     void anAckedJobHasTheEnvelopeTheDatabaseBuildsForIt() {
         store.enqueue(NewJob.builder("plain.job").queue(QUEUE).build());
-        store.enqueue(NewJob.builder("rich.job").queue(QUEUE).args("[1, \"two\", {\"three\": [3, null]}, null]")
-                .meta("{\"trace_id\": \"t-1\", \"nested\": {\"a\": null}}").priority(7)
-                .timeout(Duration.ofMillis(12_345)).visibilityTimeout(Duration.ofSeconds(90))
-                .expiresAt(Instant.parse("2999-01-02T03:04:05.678Z"))
-                .options("{\"tags\": [\"x\", \"y\"], \"metadata\": {\"k\": 1}}")
-                .extra("{\"x_custom_field\": {\"v\": null}, \"zz\": 1, \"long_custom_key_name\": []}")
-                .build());
+        store.enqueue(richJob(QUEUE));
         store.enqueue(NewJob.builder("low.job").queue(QUEUE).priority(-5).build());
         // the rich job failed once and is available again: error, errors from its first attempt
         store.nack(store.fetch(List.of(QUEUE), 1, "w", null).get(0).id(), "w", null, true);
@@ -77,8 +70,7 @@ class JobAckEnvelopeTest extends JobStoreTestSupport {
     }
 
     private JsonNode sqlEnvelope(String id) {
-        return mapper.readTree(jdbc.queryForObject("SELECT \"s3q_" + QUEUE + "\".envelope(j)::text FROM \"s3q_" + QUEUE
-                + "\".jobs j WHERE j.id = ?::uuid", String.class, id));
+        return mapper.readTree(sqlEnvelope(QUEUE, id));
     }
 
     private String json(JsonNode node) {

@@ -23,13 +23,7 @@ class JobFetchEnvelopeTest extends JobStoreTestSupport {
     @Test
     void aFetchedJobHasTheEnvelopeTheDatabaseBuildsForIt() {
         store.enqueue(NewJob.builder("plain.job").queue(QUEUE).build());
-        store.enqueue(NewJob.builder("rich.job").queue(QUEUE).args("[1, \"two\", {\"three\": [3, null]}, null]")
-                .meta("{\"trace_id\": \"t-1\", \"nested\": {\"a\": null}}").priority(7)
-                .timeout(Duration.ofMillis(12_345)).visibilityTimeout(Duration.ofSeconds(90))
-                .expiresAt(Instant.parse("2999-01-02T03:04:05.678Z"))
-                .options("{\"tags\": [\"x\", \"y\"], \"metadata\": {\"k\": 1}}")
-                .extra("{\"x_custom_field\": {\"v\": null}, \"zz\": 1, \"ä_unicode\": true, \"long_custom_key_name\": []}")
-                .build());
+        store.enqueue(richJob(QUEUE));
         store.enqueue(NewJob.builder("big.numbers").queue(QUEUE).priority(-3)
                 .timeout(Duration.ofDays(36_000)).options("{\"tags\": null}").build());
         // a job that failed once and is available again: error, errors and retry_delay_ms from its last attempt
@@ -57,9 +51,7 @@ class JobFetchEnvelopeTest extends JobStoreTestSupport {
         fetched.addAll(store.fetch(List.of(QUEUE), 10, "worker-3", Duration.ofMillis(1_500)));
         assertThat(fetched).hasSize(4);
         for (Job job : fetched) {
-            String sql = jdbc.queryForObject("SELECT \"s3q_" + QUEUE + "\".envelope(j)::text FROM \"s3q_" + QUEUE
-                    + "\".jobs j WHERE j.id = ?::uuid", String.class, job.id());
-            JsonNode expected = mapper.readTree(sql);
+            JsonNode expected = mapper.readTree(sqlEnvelope(QUEUE, job.id()));
             assertThat(job.envelope()).as(job.type()).isEqualTo(expected);
             assertThat(mapper.writeValueAsString(job.envelope())).as(job.type())
                     .isEqualTo(mapper.writeValueAsString(expected));

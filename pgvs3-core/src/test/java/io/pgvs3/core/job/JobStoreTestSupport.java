@@ -1,5 +1,7 @@
 package io.pgvs3.core.job;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -48,6 +50,26 @@ abstract class JobStoreTestSupport {
     @AfterAll
     void close() {
         dataSource.close();
+    }
+
+    /**
+     * A job with every optional part set (nested args and meta, tags, custom attributes, a priority, a timeout, a
+     * visibility timeout and an expiry): for tests that compare the envelopes built from its row in Java and in SQL.
+     */
+    protected static NewJob richJob(String queue) {
+        return NewJob.builder("rich.job").queue(queue).args("[1, \"two\", {\"three\": [3, null]}, null]")
+                .meta("{\"trace_id\": \"t-1\", \"nested\": {\"a\": null}}").priority(7)
+                .timeout(Duration.ofMillis(12_345)).visibilityTimeout(Duration.ofSeconds(90))
+                .expiresAt(Instant.parse("2999-01-02T03:04:05.678Z"))
+                .options("{\"tags\": [\"x\", \"y\"], \"metadata\": {\"k\": 1}}")
+                .extra("{\"x_custom_field\": {\"v\": null}, \"zz\": 1, \"ä_unicode\": true, \"long_custom_key_name\": []}")
+                .build();
+    }
+
+    /** The envelope the queue's SQL function {@code envelope} builds for the job's row, as text. */
+    protected String sqlEnvelope(String queue, String id) {
+        return jdbc.queryForObject("SELECT \"s3q_" + queue + "\".envelope(j)::text FROM \"s3q_" + queue
+                + "\".jobs j WHERE j.id = ?::uuid", String.class, id);
     }
 
     /** Runs every task on its own thread, all released at once, and rethrows the first failure. */
