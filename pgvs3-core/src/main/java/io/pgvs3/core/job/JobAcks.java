@@ -48,8 +48,8 @@ final class JobAcks {
 
     /**
      * Acks outside a caller's transaction, with envelopes. When every job was fetched here from the same queue, that
-     * queue's {@code ack_rows} completes them; a job it does not answer for (not in that queue after all, or no such job)
-     * and a queue dropped meanwhile go through {@code s3p.ack_jobs}, so the answers are the same either way.
+     * queue's {@code ack_rows} completes them; a job it does not answer for (not in that queue after all, or no such
+     * job) and a queue dropped meanwhile go through {@code s3p.ack_jobs}, so the answers are the same either way.
      */
     Map<Integer, AckOutcome> executeLocated(List<AckBatcher.Request> requests) {
         QueueName queue = requests.get(0).queue();

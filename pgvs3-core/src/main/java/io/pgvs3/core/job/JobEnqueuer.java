@@ -11,6 +11,7 @@ import java.util.Set;
 import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
+import io.pgvs3.core.notify.LocalWakeUps;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.notify.QueueNotifier;
 import io.pgvs3.core.sql.QueueStatement;
@@ -22,7 +23,6 @@ import tools.jackson.databind.util.RawValue;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -41,7 +41,7 @@ final class JobEnqueuer {
     private final TransactionTemplate transactions;
     private final QueueNotifier notifier;
     private final JobEventLog events;
-    private final NotificationHub localListeners;
+    private final LocalWakeUps localWakeUps;
     private final JsonMapper mapper = JsonMapper.builder().build();
 
     /** @param localListeners this process's LISTEN hub on the same database, woken directly; {@code null}: none */
@@ -52,7 +52,7 @@ final class JobEnqueuer {
         this.transactions = transactions;
         this.notifier = new QueueNotifier(jdbc, "jobs");
         this.events = events;
-        this.localListeners = localListeners;
+        this.localWakeUps = new LocalWakeUps(localListeners);
     }
 
     List<EnqueueOutcome> enqueueAll(List<NewJob> jobs) {
@@ -93,9 +93,10 @@ final class JobEnqueuer {
         EnqueueRows.Inserted inserted = catalog.withQueue(group.queue(),
                 () -> insertRows(group, EnqueueNotification.UNLESS_BUSY));
         if (inserted.outcomes().anyAvailable()) {
-            wakeUpLocally(group.queue());
+            String channel = NotificationHub.channelFor(group.queue());
+            localWakeUps.now(channel);
             if (!inserted.notified()) {
-                notifier.signal(NotificationHub.channelFor(group.queue()));
+                notifier.signal(channel);
             }
         }
         events.transitioned();
@@ -122,37 +123,20 @@ final class JobEnqueuer {
             });
             return ordered(size, inserted);
         });
-        List<QueueName> available = outcomes.stream()
+        List<String> available = outcomes.stream()
                 .filter(outcome -> outcome.created() && outcome.job().state() == JobState.AVAILABLE)
-                .map(outcome -> QueueName.of(outcome.job().queue())).distinct().toList();
+                .map(outcome -> NotificationHub.channelFor(QueueName.of(outcome.job().queue()))).distinct().toList();
         if (!callersTransaction) {
-            available.forEach(queue -> {
-                wakeUpLocally(queue);
-                notifier.signal(NotificationHub.channelFor(queue));
+            available.forEach(channel -> {
+                localWakeUps.now(channel);
+                notifier.signal(channel);
             });
         }
-        else if (!available.isEmpty() && localListeners != null
-                && TransactionSynchronizationManager.isSynchronizationActive()) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-                @Override
-                public void afterCommit() {
-                    available.forEach(JobEnqueuer.this::wakeUpLocally);
-                }
-            });
+        else {
+            localWakeUps.afterCommit(available);
         }
         events.transitioned();
         return outcomes;
-    }
-
-    /**
-     * Wakes this process's listeners of the queue once its new jobs committed, without waiting for the notification
-     * to come back from the server (see {@link NotificationHub#wakeUpLocally}).
-     */
-    private void wakeUpLocally(QueueName queue) {
-        if (localListeners != null) {
-            localListeners.wakeUpLocally(NotificationHub.channelFor(queue));
-        }
     }
 
     private EnqueueRows.Inserted insertRows(EnqueueRows rows, EnqueueNotification notification) {

@@ -14,6 +14,7 @@ import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.Pgvs3Exception;
+import io.pgvs3.core.notify.LocalWakeUps;
 import io.pgvs3.core.notify.NotificationHub;
 import io.pgvs3.core.notify.QueueNotifier;
 import io.pgvs3.core.sql.QueueStatement;
@@ -21,7 +22,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.PreparedStatementCreator;
-import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -56,7 +56,7 @@ public class StreamAppends {
     private final StreamCalls calls;
     private final JdbcTemplate jdbc;
     private final QueueNotifier notifier;
-    private final NotificationHub localListeners;
+    private final LocalWakeUps localWakeUps;
 
     public StreamAppends(JdbcTemplate jdbc, QueueCatalog catalog) {
         this(jdbc, catalog, null);
@@ -70,7 +70,7 @@ public class StreamAppends {
         this.calls = new StreamCalls(jdbc, catalog);
         this.jdbc = jdbc;
         this.notifier = new QueueNotifier(jdbc, "stream");
-        this.localListeners = localListeners;
+        this.localWakeUps = new LocalWakeUps(localListeners);
     }
 
     public AppendResult append(String queue, NewStreamMessage message) {
@@ -181,23 +181,11 @@ public class StreamAppends {
     private void appended(QueueName name, boolean callersTransaction) {
         String channel = NotificationHub.channelFor(name);
         if (!callersTransaction) {
-            wakeUpLocally(channel);
+            localWakeUps.now(channel);
             notifier.signal(channel);
         }
-        else if (localListeners != null && TransactionSynchronizationManager.isSynchronizationActive()) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-                @Override
-                public void afterCommit() {
-                    wakeUpLocally(channel);
-                }
-            });
-        }
-    }
-
-    private void wakeUpLocally(String channel) {
-        if (localListeners != null) {
-            localListeners.wakeUpLocally(channel);
+        else {
+            localWakeUps.afterCommit(List.of(channel));
         }
     }
 

@@ -50,9 +50,13 @@ public class StreamStore {
         this(jdbc, catalog, null);
     }
 
-    /** A store whose appends also wake the listeners registered with {@code localListeners} (see {@link StreamAppends}). */
+    /**
+     * A store whose appends also wake the listeners registered with {@code localListeners} (see
+     * {@link StreamAppends}).
+     */
     public StreamStore(JdbcTemplate jdbc, QueueCatalog catalog, NotificationHub localListeners) {
-        this(new StreamAppends(jdbc, catalog, localListeners), new StreamDelivery(jdbc, catalog), new StreamConsumers(jdbc, catalog),
+        this(new StreamAppends(jdbc, catalog, localListeners), new StreamDelivery(jdbc, catalog),
+                new StreamConsumers(jdbc, catalog),
                 new StreamDeadLetters(jdbc, catalog), new StreamQueueSettings(jdbc, catalog),
                 new StreamLogMaintenance(jdbc, catalog), new StreamIdleChecks(jdbc, catalog));
     }
