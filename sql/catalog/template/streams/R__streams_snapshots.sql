@@ -37,29 +37,14 @@ LANGUAGE sql STABLE AS $fn$
       AND e.seq > p_after_seq
 $fn$;
 
--- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
--- p_limit of them, their sequence numbers as ranges, and whether more such events follow: a batch read in one scan,
--- whole rows, so that the receive needs no second lookup by sequence number.
-CREATE OR REPLACE FUNCTION @schema@.stream_diff_events(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
-                                                       p_limit integer, OUT events @schema@.stream_events[],
-                                                       OUT seqs int8multirange, OUT more boolean)
-LANGUAGE plpgsql STABLE AS $fn$
-DECLARE
-    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
-BEGIN
-    SELECT coalesce(array_agg(d.e ORDER BY d.n) FILTER (WHERE d.n <= p_limit), '{}'),
-           coalesce(range_agg(int8range((d.e).seq, (d.e).seq, '[]')) FILTER (WHERE d.n <= p_limit), '{}'),
-           count(*) > p_limit
-    INTO events, seqs, more
-    FROM (SELECT e, row_number() OVER (ORDER BY e.seq) AS n
-          FROM @schema@.stream_diff_rows(p_from, p_to, v_xip, p_after_seq) e
-          ORDER BY e.seq
-          LIMIT p_limit + 1) d;
-END
-$fn$;
+-- stream_diff_events, which gathered a batch's whole rows into an array, is gone: stream_receive reads them from
+-- stream_diff_rows in the statement that inserts the batch and returns them.
+DROP FUNCTION IF EXISTS @schema@.stream_diff_events(pg_snapshot, pg_snapshot, bigint, integer);
 
--- What stream_diff_events returns without the rows: the sequence numbers of the batch and whether more follow. An
--- allocation (stream_allocate) needs no more; the member reads the rows afterwards, without the consumer lock.
+-- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
+-- p_limit of them, as ranges of sequence numbers, and whether more such events follow. An allocation
+-- (stream_allocate) needs no more; the member reads the rows afterwards, without the consumer lock. A receive asks
+-- it only when its one statement returned nothing (an empty range, or one to end at a nearer tick).
 CREATE OR REPLACE FUNCTION @schema@.stream_diff_ranges(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
                                                        p_limit integer, OUT seqs int8multirange, OUT more boolean)
 LANGUAGE plpgsql STABLE AS $fn$

@@ -111,6 +111,54 @@ class StreamReceiveMaxTest extends StreamTestSupport {
     }
 
     @Test
+    void aBatchWhoseSequenceNumbersHaveAGapHoldsExactlyItsEvents() throws Exception {
+        String queue = "cap-gap";
+        streams.subscribe(queue, "c", null);
+        streams.subscribe(queue, "d", null);
+        List<String> expected = ids(appendMany(queue, 3));
+        // a rolled-back append draws sequence numbers and leaves no event: the range's numbers have a gap
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            StreamDeliveryTest.appendRaw(connection, queue, "rolled-back-1");
+            StreamDeliveryTest.appendRaw(connection, queue, "rolled-back-2");
+            connection.rollback();
+        }
+        expected.addAll(ids(appendMany(queue, 3)));
+
+        StreamBatch first = streams.receive(queue, "c", null, 4);
+        assertThat(ids(first)).containsExactlyElementsOf(expected.subList(0, 4));
+        assertThat(jdbc.queryForObject("SELECT seqs::text FROM \"s3q_cap-gap\".stream_batches WHERE batch_id = ?",
+                String.class, first.batchId())).isEqualTo(seqRanges(first));
+        assertThat(ids(streams.receive(queue, "c", null, 4))).as("the same batch again, read by its numbers")
+                .containsExactlyElementsOf(expected.subList(0, 4));
+        assertThat(streams.ack(queue, first.batchId())).isTrue();
+        StreamBatch rest = streams.receive(queue, "c", null, 4);
+        assertThat(ids(rest)).containsExactlyElementsOf(expected.subList(4, 6));
+        assertThat(streams.ack(queue, rest.batchId())).isTrue();
+        assertThat(streams.receive(queue, "c", null, 4).isEmpty()).isTrue();
+
+        StreamBatch whole = streams.receive(queue, "d", null, 100);
+        assertThat(ids(whole)).containsExactlyElementsOf(expected);
+        assertThat(streams.batch(queue, whole.batchId()).orElseThrow().path("count").asInt()).isEqualTo(6);
+        assertThat(jdbc.queryForObject("SELECT seqs::text FROM \"s3q_cap-gap\".stream_batches WHERE batch_id = ?",
+                String.class, whole.batchId())).isEqualTo(seqRanges(whole));
+    }
+
+    /** The sequence numbers of a batch's messages as PostgreSQL writes an int8multirange of them. */
+    private static String seqRanges(StreamBatch batch) {
+        List<String> ranges = new ArrayList<>();
+        List<Long> seqs = batch.messages().stream().map(ReceivedMessage::seq).toList();
+        int from = 0;
+        for (int i = 1; i <= seqs.size(); i++) {
+            if (i == seqs.size() || seqs.get(i) != seqs.get(i - 1) + 1) {
+                ranges.add("[" + seqs.get(from) + "," + (seqs.get(i - 1) + 1) + ")");
+                from = i;
+            }
+        }
+        return "{" + String.join(",", ranges) + "}";
+    }
+
+    @Test
     void membersShareARangeInPartsAndTheCursorMovesOverContiguousAcks() {
         String queue = "cap-members";
         streams.subscribe(queue, "g", null);
