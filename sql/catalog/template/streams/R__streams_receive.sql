@@ -34,8 +34,6 @@ DECLARE
     v_to       pg_snapshot;
     v_after    bigint;
     v_xip      xid8[];
-    v_shrink   boolean;
-    v_count    bigint;
     v_seqs     int8multirange;
     v_more     boolean;
     v_locked   boolean := false;
@@ -108,60 +106,22 @@ BEGIN
             RETURN;
         END IF;
         -- The end tick is chosen by sequence numbers before any snapshot difference is computed, so a receive reads
-        -- about p_max events however long the backlog behind the latest tick is. When the range holds more than
-        -- p_max events after all, the nearest newer tick may hold one that fits; when it does not either, its first
-        -- p_max events are the batch and the next receives continue in that range.
+        -- about p_max events however long the backlog behind the latest tick is.
         v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
-        SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
         v_after := 0;
     END IF;
-    v_xip := ARRAY(SELECT pg_snapshot_xip(v_from));
-
-    -- At most two passes: the second with the nearest newer tick as the end, when the first range held more than
-    -- p_max events and ended further.
-    LOOP
-        SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-        v_shrink := coalesce(v_near < v_end, false);
-        IF p_rows THEN
-            -- The batch in one statement and one scan of the difference: its rows are kept in the CTE, the batch row
-            -- is inserted from them and they are returned as they are. Nothing is inserted or returned when the range
-            -- is empty, or holds more than p_max events while a nearer end is to be tried (v_shrink).
-            RETURN QUERY
-            WITH d AS MATERIALIZED (
-                SELECT e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at,
-                       row_number() OVER (ORDER BY e.seq) AS n
-                FROM @schema@.stream_diff_rows(v_from, v_to, v_xip, v_after) e
-                ORDER BY e.seq
-                LIMIT p_max + 1),
-            b AS (
-                INSERT INTO @schema@.stream_batches AS nb (part, batch_id, sub_id, member, start_tick, end_tick, seqs,
-                                                          after_seq, complete)
-                SELECT @schema@.stream_meta_part(), nextval('@schema@.stream_batch_seq'), v_sub, v_member, v_start,
-                       v_end,
-                       -- one range when the numbers are consecutive, as they are for events appended together
-                       CASE WHEN max(x.seq) - min(x.seq) + 1 = count(*)
-                            THEN int8multirange(int8range(min(x.seq), max(x.seq), '[]'))
-                            ELSE (SELECT range_agg(int8range(y.seq, y.seq, '[]')) FROM d y WHERE y.n <= p_max) END,
-                       v_pos.seq, NOT EXISTS (SELECT 1 FROM d y WHERE y.n > p_max)
-                FROM d x
-                WHERE x.n <= p_max
-                HAVING count(*) > 0 AND NOT (v_shrink AND EXISTS (SELECT 1 FROM d y WHERE y.n > p_max))
-                RETURNING nb.batch_id AS id)
-            SELECT b.id, v_start, v_end, d.seq, d.event_id, d.type, d.payload, d.headers, d.retry_count, d.created_at
-            FROM b CROSS JOIN d
-            WHERE d.n <= p_max
-            ORDER BY d.seq;
-            GET DIAGNOSTICS v_count = ROW_COUNT;
-            IF v_count > 0 THEN
-                RETURN;
-            END IF;
+    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
+    SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_after, p_max) d;
+    IF v_more AND v_pos.range_end IS NULL THEN
+        -- the nearest newer tick may hold a range that fits when the estimated one does not; when it does not
+        -- either, its first p_max events are the batch and the next receives continue in that range
+        SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
+        IF v_near < v_end THEN
+            v_end := v_near;
+            SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
+            SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, 0, p_max) d;
         END IF;
-        -- an allocation, or a receive that found nothing to return: the batch's sequence numbers, and whether more
-        -- events follow in the range
-        SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_after, p_max) d;
-        EXIT WHEN NOT (v_more AND v_shrink);
-        v_end := v_near;
-    END LOOP;
+    END IF;
 
     IF isempty(v_seqs) THEN
         -- nothing for this consumer up to the range's end: the cursor moves there unless batches are outstanding
@@ -174,12 +134,23 @@ BEGIN
         RETURN;
     END IF;
 
-    -- an allocation (a receive with rows returned its batch above)
     v_batch := nextval('@schema@.stream_batch_seq');
     INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, after_seq, complete)
     VALUES (@schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end, v_seqs, v_pos.seq, NOT v_more);
-    RETURN QUERY SELECT v_batch, v_start, v_end, NULL::bigint, NULL::text, NULL::text, NULL::json, NULL::jsonb,
-                        NULL::integer, NULL::timestamptz;
+    IF NOT p_rows THEN
+        RETURN QUERY SELECT v_batch, v_start, v_end, NULL::bigint, NULL::text, NULL::text, NULL::json, NULL::jsonb,
+                            NULL::integer, NULL::timestamptz;
+        RETURN;
+    END IF;
+    -- The rows: the same two txid ranges scanned again (bounded by the range, not by what the segment holds), the
+    -- batch's own numbers kept, straight into the result. Carrying whole rows through the first scan cost more: an
+    -- array of composite values built and unnested again, or a CTE joined to the batch's insert.
+    v_xip := ARRAY(SELECT pg_snapshot_xip(v_from));
+    RETURN QUERY
+    SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
+    FROM @schema@.stream_diff_rows(v_from, v_to, v_xip, v_after) e
+    WHERE e.seq <@ v_seqs
+    ORDER BY e.seq;
 END
 $fn$;
 

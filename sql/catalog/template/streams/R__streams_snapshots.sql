@@ -37,14 +37,14 @@ LANGUAGE sql STABLE AS $fn$
       AND e.seq > p_after_seq
 $fn$;
 
--- stream_diff_events, which gathered a batch's whole rows into an array, is gone: stream_receive reads them from
--- stream_diff_rows in the statement that inserts the batch and returns them.
+-- stream_diff_events, which gathered a batch's whole rows into an array, is gone: stream_receive takes the batch's
+-- sequence numbers from stream_diff_ranges and returns its rows from stream_diff_rows.
 DROP FUNCTION IF EXISTS @schema@.stream_diff_events(pg_snapshot, pg_snapshot, bigint, integer);
 
 -- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
--- p_limit of them, as ranges of sequence numbers, and whether more such events follow. An allocation
--- (stream_allocate) needs no more; the member reads the rows afterwards, without the consumer lock. A receive asks
--- it only when its one statement returned nothing (an empty range, or one to end at a nearer tick).
+-- p_limit of them, as ranges of sequence numbers, and whether more such events follow. A receive reads the rows
+-- by them in the same transaction (stream_receive), an allocation (stream_allocate) in the member's next one,
+-- without the consumer lock.
 CREATE OR REPLACE FUNCTION @schema@.stream_diff_ranges(p_from pg_snapshot, p_to pg_snapshot, p_after_seq bigint,
                                                        p_limit integer, OUT seqs int8multirange, OUT more boolean)
 LANGUAGE plpgsql STABLE AS $fn$
