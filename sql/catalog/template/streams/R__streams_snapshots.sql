@@ -49,15 +49,26 @@ CREATE OR REPLACE FUNCTION @schema@.stream_diff_ranges(p_from pg_snapshot, p_to 
                                                        p_limit integer, OUT seqs int8multirange, OUT more boolean)
 LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
-    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+    v_xip  xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+    v_seqs bigint[];
+    v_n    integer;
 BEGIN
-    SELECT coalesce(range_agg(int8range(d.seq, d.seq, '[]')) FILTER (WHERE d.n <= p_limit), '{}'),
-           count(*) > p_limit
-    INTO seqs, more
-    FROM (SELECT e.seq, row_number() OVER (ORDER BY e.seq) AS n
-          FROM @schema@.stream_diff_rows(p_from, p_to, v_xip, p_after_seq) e
-          ORDER BY e.seq
-          LIMIT p_limit + 1) d;
+    -- an array of numbers and one range when they are consecutive (events appended together): less than half the
+    -- cost of a window over the rows and range_agg of a range per event
+    v_seqs := ARRAY(SELECT e.seq FROM @schema@.stream_diff_rows(p_from, p_to, v_xip, p_after_seq) e
+                    ORDER BY e.seq LIMIT p_limit + 1);
+    v_n := cardinality(v_seqs);
+    more := v_n > p_limit;
+    IF more THEN
+        v_n := p_limit;
+    END IF;
+    IF v_n = 0 THEN
+        seqs := '{}';
+    ELSIF v_seqs[v_n] - v_seqs[1] + 1 = v_n THEN
+        seqs := int8multirange(int8range(v_seqs[1], v_seqs[v_n], '[]'));
+    ELSE
+        seqs := (SELECT range_agg(int8range(n.seq, n.seq, '[]')) FROM unnest(v_seqs[1:v_n]) AS n(seq));
+    END IF;
 END
 $fn$;
 
