@@ -13,11 +13,13 @@ INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams.receive'
 -- p_acked is a batch of the consumer that the caller acks later in the same transaction (stream_ack_receive): it
 -- counts as acked already, so the member gets the batch after it instead of the same one again; null otherwise.
 -- With p_rows false only the batch is allocated (stream_allocate): one row, its id and ticks, no message columns.
+-- JIT is off for it and what it calls: on a segment of millions of events the generic plan of a difference is
+-- estimated above jit_above_cost, and compiling it took 10-15 ms on every receive of about 1 ms.
 CREATE OR REPLACE FUNCTION @schema@.stream_receive(p_consumer text, p_member text, p_max integer, p_acked bigint,
                                                    p_rows boolean DEFAULT true)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET jit = off AS $fn$
 DECLARE
     v_member   text := coalesce(p_member, '');
     v_can_tick boolean := pg_current_xact_id_if_assigned() IS NULL
@@ -212,7 +214,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION @schema@.stream_batch_read(p_batch_id bigint)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET jit = off AS $fn$
 BEGIN
     PERFORM setval('@schema@.stream_flush_seq', 1, false);
     IF p_batch_id IS NULL THEN

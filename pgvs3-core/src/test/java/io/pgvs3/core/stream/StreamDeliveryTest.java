@@ -44,6 +44,17 @@ class StreamDeliveryTest extends StreamTestSupport {
     }
 
     @Test
+    void theReadsOfEventsRunWithoutJit() {
+        // on a segment of millions of events the difference's generic plan is estimated above jit_above_cost, and
+        // compiling it cost ten times the receive itself
+        streams.subscribe("no-jit", "c", null);
+        List<String> configs = jdbc.queryForList("SELECT p.proname || ' ' || array_to_string(p.proconfig, ',') "
+                + "FROM pg_proc p WHERE p.pronamespace = '\"s3q_no-jit\"'::regnamespace "
+                + "AND p.proname IN ('stream_receive', 'stream_batch_read') ORDER BY p.proname", String.class);
+        assertThat(configs).hasSize(2).allSatisfy(config -> assertThat(config).contains("jit=off"));
+    }
+
+    @Test
     void generatedIdsAreUuidV7() {
         AppendResult appended = append("uuid", "t", "{}");
         assertThat(java.util.UUID.fromString(appended.id()).version()).isEqualTo(7);
