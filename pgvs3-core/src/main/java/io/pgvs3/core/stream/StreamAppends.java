@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
@@ -95,6 +96,7 @@ public class StreamAppends {
         String[] keys = new String[size];
         boolean anyHeaders = false;
         boolean anyKeys = false;
+        UUID[] fresh = null;
         for (int i = 0; i < size; i++) {
             NewStreamMessage message = messages.get(i);
             if (message == null) {
@@ -106,7 +108,15 @@ public class StreamAppends {
             if (message.payloadJson() == null) {
                 throw Pgvs3Exception.invalidRequest("message payload is required", "payload");
             }
-            ids[i] = message.id() != null ? message.id() : UuidV7.generate().toString();
+            if (message.id() != null) {
+                ids[i] = message.id();
+            }
+            else {
+                if (fresh == null) {
+                    fresh = UuidV7.generate(size);
+                }
+                ids[i] = fresh[i].toString();
+            }
             types[i] = message.type();
             payloads[i] = message.payloadJson();
             if (message.headers() != null && !message.headers().isEmpty()) {
