@@ -24,16 +24,13 @@ BEGIN
     END IF;
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
     SELECT c.current_segment INTO v_segment FROM @schema@.stream_config c;
-    -- The arrays are unnested in the select list: that streams their elements, in order, straight into the insert,
-    -- and nextval is evaluated row by row on the way, so sequence numbers follow the argument order. A function scan
-    -- (unnest in FROM) first copied every message into a tuplestore, a sixth of the whole append. A null p_headers
-    -- unnests to no rows, which the other arrays' rows pad with nulls.
+    -- nextval is evaluated after the sort, so sequence numbers follow the argument order
     WITH inserted AS (
         INSERT INTO @schema@.stream_events AS e (segment, seq, event_id, type, payload, headers)
         SELECT v_segment, nextval('@schema@.stream_seq'), m.id, m.type, m.payload::json,
                coalesce(m.headers::jsonb, '{}'::jsonb)
-        FROM (SELECT unnest(p_ids) AS id, unnest(p_types) AS type, unnest(p_payloads) AS payload,
-                     unnest(p_headers) AS headers) m
+        FROM unnest(p_ids, p_types, p_payloads, p_headers) WITH ORDINALITY AS m(id, type, payload, headers, ord)
+        ORDER BY m.ord
         RETURNING e.seq)
     SELECT array_agg(i.seq ORDER BY i.seq) INTO v_seqs FROM inserted i;
     IF p_notify THEN
