@@ -13,6 +13,7 @@ import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -59,14 +60,16 @@ class StreamDeliveryTest extends StreamTestSupport {
                     "{\"i\": " + i + "}", i % 5 == 0 ? Map.of("h", "v" + i) : null));
         }
         List<AppendResult> appended = streams.append(queue, messages);
-        List<AppendResult> plain = streams.append(queue, messages.subList(1, 4));
+        List<NewStreamMessage> oneType = List.of(NewStreamMessage.of("only", "{\"k\": 1}"),
+                new NewStreamMessage("given-one", "only", "[2]", null), NewStreamMessage.of("only", "3"));
+        List<AppendResult> plain = streams.append(queue, oneType);
 
         List<AppendResult> all = new ArrayList<>(appended);
         all.addAll(plain);
         assertThat(all).extracting(AppendResult::seq).isSorted().doesNotHaveDuplicates();
         assertThat(all).extracting(AppendResult::id).doesNotHaveDuplicates();
         List<NewStreamMessage> sent = new ArrayList<>(messages);
-        sent.addAll(messages.subList(1, 4));
+        sent.addAll(oneType);
         List<Map<String, Object>> rows = jdbc.queryForList("SELECT seq, event_id, type, payload::text AS payload, "
                 + "headers::text AS headers FROM \"s3q_batch-order\".stream_events ORDER BY seq");
         assertThat(rows).hasSameSizeAs(sent);
@@ -86,6 +89,23 @@ class StreamDeliveryTest extends StreamTestSupport {
             assertThat(row.get("headers")).isEqualTo(message.headers().isEmpty() ? "{}"
                     : "{\"h\": \"" + message.headers().get("h") + "\"}");
         }
+    }
+
+    @Test
+    void aSingleTypeStandsForEveryMessageAndOtherTypeCountsAreRefused() {
+        streams.subscribe("one-type", "c", null);
+        jdbc.queryForList("SELECT seqs FROM \"s3q_one-type\".stream_append(ARRAY['a', 'b'], ARRAY['t'], "
+                + "ARRAY['1', '2'], NULL)");
+        assertThat(jdbc.queryForList("SELECT type FROM \"s3q_one-type\".stream_events ORDER BY seq", String.class))
+                .containsExactly("t", "t");
+        assertThatThrownBy(() -> jdbc.queryForList("SELECT seqs FROM \"s3q_one-type\".stream_append("
+                + "ARRAY['a', 'b'], ARRAY['t', 'u', 'v'], ARRAY['1', '2'], NULL)"))
+                .isInstanceOf(DataAccessException.class)
+                .hasMessageContaining("an append holds between 1 and 1000 messages");
+        assertThatThrownBy(() -> jdbc.queryForList("SELECT seqs FROM \"s3q_one-type\".stream_append("
+                + "ARRAY['a', 'b'], ARRAY[NULL]::text[], ARRAY['1', '2'], NULL)"))
+                .isInstanceOf(DataAccessException.class);
+        assertThat(count("SELECT count(*) FROM \"s3q_one-type\".stream_events")).isEqualTo(2);
     }
 
     @Test
