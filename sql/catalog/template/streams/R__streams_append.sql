@@ -2,7 +2,9 @@
 INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams.append', 22, $template$
 
 -- Appends messages atomically: parallel arrays, one element per message, payloads and headers as JSON text (cast
--- once by the INSERT, far cheaper than binding jsonb[]); p_headers null when no message has headers. Every event
+-- once by the INSERT, far cheaper than binding jsonb[]); p_headers null when no message has headers, p_types a single
+-- element when every message has that type (receiving a parameter array of 1,000 elements costs the backend 0.2 to
+-- 0.4 ms, 5 to 10% of the append). Every event
 -- carries its transaction id, which is what ticks compare. Returns one row: the sequence numbers in the order of
 -- the arguments, and the insert time. With p_notify, listeners on the channel named like the schema are woken when
 -- this commits; a caller that wakes them itself once its transaction committed passes false (a notifying transaction
@@ -14,10 +16,11 @@ RETURNS TABLE (seqs bigint[], created_at timestamptz)
 LANGUAGE plpgsql AS $fn$
 DECLARE
     v_count   integer := coalesce(cardinality(p_ids), 0);
+    v_type    text := CASE WHEN cardinality(p_types) = 1 THEN p_types[1] END;
     v_segment smallint;
     v_seqs    bigint[];
 BEGIN
-    IF v_count = 0 OR v_count > 1000 OR v_count <> coalesce(cardinality(p_types), 0)
+    IF v_count = 0 OR v_count > 1000 OR (v_count <> coalesce(cardinality(p_types), 0) AND v_type IS NULL)
        OR v_count <> coalesce(cardinality(p_payloads), 0)
        OR (p_headers IS NOT NULL AND v_count <> cardinality(p_headers)) THEN
         RAISE EXCEPTION 'an append holds between 1 and 1000 messages' USING ERRCODE = 'S3400';
@@ -27,7 +30,7 @@ BEGIN
     -- nextval is evaluated after the sort, so sequence numbers follow the argument order
     WITH inserted AS (
         INSERT INTO @schema@.stream_events AS e (segment, seq, event_id, type, payload, headers)
-        SELECT v_segment, nextval('@schema@.stream_seq'), m.id, m.type, m.payload::json,
+        SELECT v_segment, nextval('@schema@.stream_seq'), m.id, coalesce(v_type, m.type), m.payload::json,
                coalesce(m.headers::jsonb, '{}'::jsonb)
         FROM unnest(p_ids, p_types, p_payloads, p_headers) WITH ORDINALITY AS m(id, type, payload, headers, ord)
         ORDER BY m.ord

@@ -17,6 +17,8 @@ public final class UuidV7 {
     // one generator per thread: a shared SecureRandom serialises every id of a 1000-message append on its lock
     private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(SecureRandom::new);
 
+    private static final long RAND_B = 0x3FFFFFFFFFFFFFFFL;
+
     private UuidV7() {
     }
 
@@ -25,8 +27,34 @@ public final class UuidV7 {
         SecureRandom random = RANDOM.get();
         long randA = random.nextInt(1 << 12);
         long msb = (millis << 16) | 0x7000L | randA;
-        long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        long lsb = (random.nextLong() & RAND_B) | 0x8000000000000000L;
         return new UUID(msb, lsb);
+    }
+
+    /**
+     * {@code count} ids made together, in ascending order: one random draw, then the next values of its 74 random
+     * bits as a counter (RFC 9562, 6.2, monotonic random with an increment of one). As unique as ids drawn one by one
+     * (a collision needs another draw within the same millisecond to land within {@code count} of this one), at a
+     * fraction of the cost: a draw from the shared system generator costs more than the rest of an id together.
+     */
+    public static UUID[] generate(int count) {
+        SecureRandom random = RANDOM.get();
+        return sequence(System.currentTimeMillis(), random.nextInt(1 << 12), random.nextLong(), count);
+    }
+
+    /** {@code count} consecutive ids from the 12 random bits {@code randA} and the 62 low bits of {@code randB}. */
+    static UUID[] sequence(long millis, int randA, long randB, int count) {
+        UUID[] ids = new UUID[count];
+        long high = randA & 0xFFFL;
+        long low = randB & RAND_B;
+        for (int i = 0; i < count; i++) {
+            ids[i] = new UUID((millis << 16) | 0x7000L | high, low | 0x8000000000000000L);
+            low = (low + 1) & RAND_B;
+            if (low == 0) {
+                high = (high + 1) & 0xFFFL;
+            }
+        }
+        return ids;
     }
 
     /** Whether {@code value} is a lowercase UUIDv7 in canonical form. */

@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -58,6 +60,63 @@ class StreamDeliveryTest extends StreamTestSupport {
     void generatedIdsAreUuidV7() {
         AppendResult appended = append("uuid", "t", "{}");
         assertThat(java.util.UUID.fromString(appended.id()).version()).isEqualTo(7);
+    }
+
+    @Test
+    void everyMessageOfABatchIsStoredUnderTheSequenceNumberOfItsPosition() {
+        String queue = "batch-order";
+        List<NewStreamMessage> messages = new ArrayList<>();
+        for (int i = 0; i < StreamAppends.MAX_BATCH; i++) {
+            messages.add(new NewStreamMessage(i % 7 == 0 ? "given-" + i : null, "type-" + (i % 3),
+                    "{\"i\": " + i + "}", i % 5 == 0 ? Map.of("h", "v" + i) : null));
+        }
+        List<AppendResult> appended = streams.append(queue, messages);
+        List<NewStreamMessage> oneType = List.of(NewStreamMessage.of("only", "{\"k\": 1}"),
+                new NewStreamMessage("given-one", "only", "[2]", null), NewStreamMessage.of("only", "3"));
+        List<AppendResult> plain = streams.append(queue, oneType);
+
+        List<AppendResult> all = new ArrayList<>(appended);
+        all.addAll(plain);
+        assertThat(all).extracting(AppendResult::seq).isSorted().doesNotHaveDuplicates();
+        assertThat(all).extracting(AppendResult::id).doesNotHaveDuplicates();
+        List<NewStreamMessage> sent = new ArrayList<>(messages);
+        sent.addAll(oneType);
+        List<Map<String, Object>> rows = jdbc.queryForList("SELECT seq, event_id, type, payload::text AS payload, "
+                + "headers::text AS headers FROM \"s3q_batch-order\".stream_events ORDER BY seq");
+        assertThat(rows).hasSameSizeAs(sent);
+        for (int i = 0; i < rows.size(); i++) {
+            NewStreamMessage message = sent.get(i);
+            Map<String, Object> row = rows.get(i);
+            assertThat(row.get("seq")).isEqualTo(all.get(i).seq());
+            assertThat(row.get("event_id")).isEqualTo(all.get(i).id());
+            if (message.id() != null) {
+                assertThat(all.get(i).id()).isEqualTo(message.id());
+            }
+            else {
+                assertThat(UuidV7.isValid(all.get(i).id())).isTrue();
+            }
+            assertThat(row.get("type")).isEqualTo(message.type());
+            assertThat(row.get("payload")).isEqualTo(message.payloadJson());
+            assertThat(row.get("headers")).isEqualTo(message.headers().isEmpty() ? "{}"
+                    : "{\"h\": \"" + message.headers().get("h") + "\"}");
+        }
+    }
+
+    @Test
+    void aSingleTypeStandsForEveryMessageAndOtherTypeCountsAreRefused() {
+        streams.subscribe("one-type", "c", null);
+        jdbc.queryForList("SELECT seqs FROM \"s3q_one-type\".stream_append(ARRAY['a', 'b'], ARRAY['t'], "
+                + "ARRAY['1', '2'], NULL)");
+        assertThat(jdbc.queryForList("SELECT type FROM \"s3q_one-type\".stream_events ORDER BY seq", String.class))
+                .containsExactly("t", "t");
+        assertThatThrownBy(() -> jdbc.queryForList("SELECT seqs FROM \"s3q_one-type\".stream_append("
+                + "ARRAY['a', 'b'], ARRAY['t', 'u', 'v'], ARRAY['1', '2'], NULL)"))
+                .isInstanceOf(DataAccessException.class)
+                .hasMessageContaining("an append holds between 1 and 1000 messages");
+        assertThatThrownBy(() -> jdbc.queryForList("SELECT seqs FROM \"s3q_one-type\".stream_append("
+                + "ARRAY['a', 'b'], ARRAY[NULL]::text[], ARRAY['1', '2'], NULL)"))
+                .isInstanceOf(DataAccessException.class);
+        assertThat(count("SELECT count(*) FROM \"s3q_one-type\".stream_events")).isEqualTo(2);
     }
 
     @Test
