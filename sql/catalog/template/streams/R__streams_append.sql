@@ -4,12 +4,11 @@ INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams.append',
 -- Appends messages atomically: parallel arrays, one element per message, payloads and headers as JSON text (cast
 -- once by the INSERT, far cheaper than binding jsonb[]); p_headers null when no message has headers, p_types a single
 -- element when every message has that type (receiving a parameter array of 1,000 elements costs the backend 0.2 to
--- 0.4 ms, 5 to 10% of the append). Every event
--- carries its transaction id, which is what ticks compare. Returns one row: the sequence numbers in the order of
--- the arguments, and the insert time. With p_notify, listeners on the channel named like the schema are woken when
--- this commits; a caller that wakes them itself once its transaction committed passes false (a notifying transaction
--- holds a global lock until its commit record is flushed, so notifying inside every append serialises concurrent
--- producers; see StreamStore).
+-- 0.4 ms, 5 to 10% of the append). Every event carries its transaction id, which is what ticks compare. Returns one
+-- row: the sequence numbers in the order of the arguments, and the insert time. With p_notify, listeners on the
+-- channel named like the schema are woken when this commits; a caller that wakes them itself once its transaction
+-- committed passes false (a notifying transaction holds a global lock until its commit record is flushed, so
+-- notifying inside every append serialises concurrent producers; see StreamStore).
 CREATE OR REPLACE FUNCTION @schema@.stream_append(
     p_ids text[], p_types text[], p_payloads text[], p_headers text[], p_notify boolean DEFAULT true)
 RETURNS TABLE (seqs bigint[], created_at timestamptz)

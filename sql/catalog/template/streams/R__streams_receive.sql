@@ -215,6 +215,10 @@ CREATE OR REPLACE FUNCTION @schema@.stream_batch_read(p_batch_id bigint)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
 LANGUAGE plpgsql SET jit = off AS $fn$
+DECLARE
+    v_batch @schema@.stream_batches;
+    v_from  pg_snapshot;
+    v_to    pg_snapshot;
 BEGIN
     PERFORM setval('@schema@.stream_flush_seq', 1, false);
     IF p_batch_id IS NULL THEN
@@ -222,7 +226,18 @@ BEGIN
     END IF;
     -- rotation and compaction cannot drop the batch or its events while this reads them
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
-    RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(p_batch_id) m WHERE m.batch_id IS NOT NULL;
+    -- as stream_batch_messages, written out: a RETURN QUERY over that function would copy every row once more
+    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick LIMIT 1;
+    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick LIMIT 1;
+    RETURN QUERY
+    SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
+           e.headers, e.retry_count, e.created_at
+    FROM @schema@.stream_batch_rows(v_from, v_to, v_batch.seqs) e
+    ORDER BY e.seq;
 END
 $fn$;
 

@@ -127,7 +127,20 @@ BEGIN
 END
 $fn$;
 
--- The messages of one batch, read back by its fixed sequence numbers within its tick range.
+-- The events of a batch: its fixed sequence numbers within its tick range, p_from to p_to. SQL, so that it is
+-- inlined into the caller's RETURN QUERY and the rows go straight into the caller's result, copied once.
+CREATE OR REPLACE FUNCTION @schema@.stream_batch_rows(p_from pg_snapshot, p_to pg_snapshot, p_seqs int8multirange)
+RETURNS SETOF @schema@.stream_events
+LANGUAGE sql STABLE AS $fn$
+    SELECT e.*
+    FROM @schema@.stream_events e
+    WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to)
+           OR e.txid = ANY (ARRAY(SELECT pg_snapshot_xip(p_from))))
+      AND e.seq <@ p_seqs
+$fn$;
+
+-- The messages of one batch, read back by its fixed sequence numbers within its tick range; none when it does not
+-- exist.
 CREATE OR REPLACE FUNCTION @schema@.stream_batch_messages(p_batch_id bigint)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
                payload json, headers jsonb, retry_count integer, created_at timestamptz)
@@ -138,15 +151,15 @@ DECLARE
     v_to    pg_snapshot;
 BEGIN
     SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
     SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick LIMIT 1;
     SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick LIMIT 1;
     RETURN QUERY
     SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
            e.headers, e.retry_count, e.created_at
-    FROM @schema@.stream_events e
-    WHERE (e.txid >= pg_snapshot_xmax(v_from) AND e.txid < pg_snapshot_xmax(v_to)
-           OR e.txid = ANY (ARRAY(SELECT pg_snapshot_xip(v_from))))
-      AND e.seq <@ v_batch.seqs
+    FROM @schema@.stream_batch_rows(v_from, v_to, v_batch.seqs) e
     ORDER BY e.seq;
 END
 $fn$;
