@@ -35,7 +35,6 @@ DECLARE
     v_from_seq bigint;
     v_to       pg_snapshot;
     v_after    bigint;
-    v_xip      xid8[];
     v_seqs     int8multirange;
     v_more     boolean;
     v_locked   boolean := false;
@@ -145,13 +144,12 @@ BEGIN
         RETURN;
     END IF;
     -- The rows: the same two txid ranges scanned again (bounded by the range, not by what the segment holds), the
-    -- batch's own numbers kept, straight into the result. Carrying whole rows through the first scan cost more: an
-    -- array of composite values built and unnested again, or a CTE joined to the batch's insert.
-    v_xip := ARRAY(SELECT pg_snapshot_xip(v_from));
+    -- batch's own numbers kept, straight into the result, as a member's read takes them. Carrying whole rows through
+    -- the first scan cost more: an array of composite values built and unnested again, or a CTE joined to the batch's
+    -- insert.
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
-    FROM @schema@.stream_diff_rows(v_from, v_to, v_xip, v_after) e
-    WHERE e.seq <@ v_seqs
+    FROM @schema@.stream_batch_rows(v_from, v_to, v_seqs) e
     ORDER BY e.seq;
 END
 $fn$;

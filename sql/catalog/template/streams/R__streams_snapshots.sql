@@ -38,7 +38,7 @@ LANGUAGE sql STABLE AS $fn$
 $fn$;
 
 -- stream_diff_events, which gathered a batch's whole rows into an array, is gone: stream_receive takes the batch's
--- sequence numbers from stream_diff_ranges and returns its rows from stream_diff_rows.
+-- sequence numbers from stream_diff_ranges and returns its rows from stream_batch_rows.
 DROP FUNCTION IF EXISTS @schema@.stream_diff_events(pg_snapshot, pg_snapshot, bigint, integer);
 
 -- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
