@@ -33,6 +33,8 @@ final class Targets {
                         StreamAppendScenario.templateMetric(1000, true), BaselineScenario.insertMetric(1000, true), 1.2),
                 Target.ratioAtLeast("Stream consume, receive + ack, ceiling 1000 ÷ multi-row INSERT of 1000",
                         StreamConsumeScenario.ceilingMetric(1000), BaselineScenario.insertMetric(1000, true), 1.5),
+                Target.ratioAtLeast("Stream consume, ceiling 1000, a backlog in one range ÷ ticked every 1000",
+                        StreamConsumeScenario.UNTICKED, StreamConsumeScenario.ceilingMetric(1000), 0.8),
                 Target.ratioAtLeast("Stream consume, 4 cooperative members ÷ 1 consumer",
                         StreamConsumeScenario.COOPERATIVE, StreamConsumeScenario.ceilingMetric(1000), 1.5),
                 Target.ratioAtLeast("Stream consume, 4 cooperative members ÷ 1 consumer, ack + receive in one call",

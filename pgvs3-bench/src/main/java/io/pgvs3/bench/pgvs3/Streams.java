@@ -32,6 +32,26 @@ public final class Streams {
      * Stops after {@code limit}; answers how many events it appended.
      */
     public static int fillBacklog(StreamStore store, String queue, int events, int chunk, Duration limit) {
+        return fillBacklog(store, queue, events, chunk, limit, true);
+    }
+
+    /**
+     * As {@link #fillBacklog(StreamStore, String, int, int, Duration)}, or with {@code ticked} false without any tick:
+     * the whole backlog is then one range, which a consumer's first receive closes and its receives hand out in
+     * batches of their max.
+     */
+    public static int fillBacklog(StreamStore store, String queue, int events, int chunk, Duration limit,
+            boolean ticked) {
+        if (!ticked) {
+            long deadline = System.nanoTime() + limit.toNanos();
+            int done = 0;
+            while (done < events && System.nanoTime() < deadline) {
+                int size = Math.min(chunk, events - done);
+                store.append(queue, messages(size));
+                done += size;
+            }
+            return done;
+        }
         store.subscribe(queue, TICKER, null);
         long deadline = System.nanoTime() + limit.toNanos();
         int done = 0;

@@ -36,6 +36,9 @@ public final class StreamConsumeScenario implements Scenario {
 
     public static final String SHORT = "streams.consume.ceiling1000.short";
 
+    /** The single consumer's drain at ceiling 1000 of a backlog appended without a tick: one range of every event. */
+    public static final String UNTICKED = "streams.consume.ceiling1000.unticked";
+
     public static final String FAN_OUT = "streams.consume.fanout" + GROUP + ".ceiling1000";
 
     public static final String COOPERATIVE = "streams.consume.members" + GROUP + ".ceiling1000";
@@ -81,7 +84,9 @@ public final class StreamConsumeScenario implements Scenario {
                 `StreamStore.ack(queue, batchId)` (two calls, two transactions, per batch), timed until every \
                 event is delivered or the time limit passed (the settings column says which). *Single consumer* at \
                 ceilings (`max`) 100 and 1000, one thread, and at ceiling 1000 on a short backlog of %,d events \
-                (how the rate depends on how far the consumer lags). *Fan-out*: %d \
+                (how the rate depends on how far the consumer lags), and at ceiling 1000 on a backlog appended \
+                without any tick (*one range*: no receive ran while it was appended, so the first receive closes \
+                one range of the whole backlog and the receives hand it out in batches of 1000). *Fan-out*: %d \
                 consumers each reading the whole backlog, one thread each; the rate counts every delivery. \
                 *Cooperative*: %d members of one consumer sharing the backlog, one thread each. Rows marked \
                 *ack + receive in one call* drain with `StreamStore.ackAndReceive(queue, batchId, consumer, member, \
@@ -102,6 +107,8 @@ public final class StreamConsumeScenario implements Scenario {
         }
         drain(context, SHORT, "receive + ack, ceiling 1000, 1 consumer, short backlog",
                 context.options().scaled(SHORT_BACKLOG, 2_000), 1000, 1, false);
+        drain(context, UNTICKED, "receive + ack, ceiling 1000, 1 consumer, backlog in one range",
+                context.options().scaled(400_000, 5_000), 1000, 1, false, false, false);
         drain(context, FAN_OUT, "receive + ack, ceiling 1000, " + GROUP + " fan-out consumers (all deliveries)",
                 context.options().scaled(200_000, 4_000), 1000, GROUP, false);
         drain(context, COOPERATIVE, "receive + ack, ceiling 1000, " + GROUP + " cooperative members of one consumer",
@@ -123,13 +130,19 @@ public final class StreamConsumeScenario implements Scenario {
 
     private void drain(BenchContext context, String metric, String label, int events, int ceiling, int threads,
             boolean cooperative, boolean combined) throws Exception {
+        drain(context, metric, label, events, ceiling, threads, cooperative, combined, true);
+    }
+
+    private void drain(BenchContext context, String metric, String label, int events, int ceiling, int threads,
+            boolean cooperative, boolean combined, boolean ticked) throws Exception {
         try (BenchDatabase database = context.newDatabase(); Connection connection = database.connect(true)) {
             Core core = Core.on(database, threads + 2, true);
             StreamStore store = core.streams();
             for (int i = 0; i < (cooperative ? 1 : threads); i++) {
                 store.subscribe(QUEUE, "consumer-" + i, null);
             }
-            int filled = Streams.fillBacklog(store, QUEUE, events, ceiling, context.options().fillLimit().multipliedBy(2));
+            int filled = Streams.fillBacklog(store, QUEUE, events, ceiling, context.options().fillLimit().multipliedBy(2),
+                    ticked);
             context.resetStatements();
             long deliveries = (long) filled * (cooperative ? 1 : threads);
             CpuMeter meter = CpuMeter.of(thread -> thread.startsWith("bench-load-") ? CpuGroups.CLIENT
