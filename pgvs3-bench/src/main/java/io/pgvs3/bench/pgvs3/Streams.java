@@ -42,29 +42,25 @@ public final class Streams {
      */
     public static int fillBacklog(StreamStore store, String queue, int events, int chunk, Duration limit,
             boolean ticked) {
-        if (!ticked) {
-            long deadline = System.nanoTime() + limit.toNanos();
-            int done = 0;
-            while (done < events && System.nanoTime() < deadline) {
-                int size = Math.min(chunk, events - done);
-                store.append(queue, messages(size));
-                done += size;
-            }
-            return done;
+        if (ticked) {
+            store.subscribe(queue, TICKER, null);
         }
-        store.subscribe(queue, TICKER, null);
         long deadline = System.nanoTime() + limit.toNanos();
         int done = 0;
         while (done < events && System.nanoTime() < deadline) {
             int size = Math.min(chunk, events - done);
             store.append(queue, messages(size));
             done += size;
-            StreamBatch batch = store.receive(queue, TICKER, null, chunk);
-            if (batch.batchId() != null) {
-                store.ack(queue, batch.batchId());
+            if (ticked) {
+                StreamBatch batch = store.receive(queue, TICKER, null, chunk);
+                if (batch.batchId() != null) {
+                    store.ack(queue, batch.batchId());
+                }
             }
         }
-        store.unsubscribe(queue, TICKER);
+        if (ticked) {
+            store.unsubscribe(queue, TICKER);
+        }
         return done;
     }
 }
