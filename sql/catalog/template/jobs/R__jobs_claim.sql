@@ -51,8 +51,18 @@ $fn$;
 --   becomes visible behind it some other way (an enqueue that committed after jobs with later seq were claimed, a
 --   rolled-back claim of another session, a move whose rewind was counted before it committed: nextval is not
 --   transactional) therefore waits at most that long while later jobs are claimed ahead of it.
+--
+-- Commit: with p_async_commit the claim's transaction commits without waiting for its WAL to be flushed
+-- (synchronous_commit off for the transaction). Only for a claim that is a transaction of its own: the setting holds
+-- for the whole transaction, and would make a caller's writes around the claim asynchronous too. A crash before the
+-- flush loses the claim with everything it wrote (the jobs' move to active and their attempt, the job.started
+-- events, the rate limit's tokens, a promotion): the jobs are as they were and are delivered again, which a lease
+-- implies anyway (at-least-once). Whatever a client is told is durable commits synchronously later, and that
+-- commit's flush covers the claim's commit record, written to the WAL before it.
+DROP FUNCTION IF EXISTS @schema@.claim_rows(integer, text, bigint, bigint, bigint);
 CREATE OR REPLACE FUNCTION @schema@.claim_rows(p_count integer, p_worker text, p_vt_ms bigint, p_default_vt_ms bigint,
-                                               p_resume_ms bigint DEFAULT 1000)
+                                               p_resume_ms bigint DEFAULT 1000,
+                                               p_async_commit boolean DEFAULT false)
 RETURNS SETOF @schema@.jobs
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
@@ -75,7 +85,11 @@ DECLARE
     v_more_p   integer[];
     v_more_s   bigint[];
     v_resume   boolean;
+    v_commit   text;
 BEGIN
+    IF p_async_commit THEN
+        v_commit := set_config('synchronous_commit', 'off', true);
+    END IF;
     -- one statement for what every call reads: the settings and whether any job is due for promotion
     SELECT s.paused, s.rate_limit_per_second IS NOT NULL, d.due
     INTO v_paused, v_limited, v_due

@@ -18,17 +18,21 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * The claim of a fetch: from one queue by that queue's own {@code claim_rows}, from several (or inside a caller's
  * transaction) by {@code s3p.fetch_job_rows}. Arguments are checked by {@link JobStore#fetch}.
+ * <p>
+ * A claim that is a transaction of its own (the connection in auto-commit) commits without waiting for the WAL
+ * flush: a crash before it only makes the jobs available again, to be delivered again. Inside a caller's transaction
+ * the claim leaves the commit alone, since {@code synchronous_commit} would apply to the caller's writes as well.
  */
 final class JobFetcher {
 
-    static final String FETCH_SQL = "SELECT * FROM s3p.fetch_job_rows(?, ?, ?, ?, ?)";
+    static final String FETCH_SQL = "SELECT * FROM s3p.fetch_job_rows(?, ?, ?, ?, ?, ?)";
 
     /**
      * A fetch from one queue, by that queue's {@code claim_rows}: the columns of {@code s3p.fetch_job_rows}, whose
      * dynamic statement PostgreSQL parses and plans again on every call, where this one keeps a cached plan.
      */
     static final QueueStatement QUEUE_FETCH_SQL = QueueStatement.of(
-            "SELECT " + JobRows.selectList("c") + " FROM {claim_rows}(?, ?, ?, ?) c");
+            "SELECT " + JobRows.selectList("c") + " FROM {claim_rows}(?, ?, ?, ?, p_async_commit => ?) c");
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
@@ -78,7 +82,10 @@ final class JobFetcher {
                 count, workerId, visibilityTimeout);
     }
 
-    /** Runs a claim statement whose first parameter names the queues and whose other four are the same for both. */
+    /**
+     * Runs a claim statement whose first parameter names the queues and whose other five are the same for both, the
+     * last whether the statement is its own transaction.
+     */
     private List<Job> claim(String sql, QueuesParameter queues, int count, String workerId,
             Duration visibilityTimeout) {
         List<Job> jobs = new ArrayList<>();
@@ -89,6 +96,7 @@ final class JobFetcher {
             statement.setString(3, workerId);
             statement.setObject(4, visibilityTimeout == null ? null : visibilityTimeout.toMillis(), Types.BIGINT);
             statement.setLong(5, settings.defaultVisibilityTimeout().toMillis());
+            statement.setBoolean(6, connection.getAutoCommit());
             return statement;
         }, rs -> {
             jobs.add(rows.job(rs));
