@@ -49,6 +49,7 @@ final class EnqueueRows {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final JsonMapper mapper;
+    private final RetryEncodings retries;
     private final Function<String, JsonNode> reader;
     private final QueueName queue;
     private final JsonNode queueName;
@@ -63,8 +64,9 @@ final class EnqueueRows {
     private boolean anyOptions;
     private boolean anyExtra;
 
-    EnqueueRows(JsonMapper mapper, QueueName queue) {
+    EnqueueRows(JsonMapper mapper, RetryEncodings retries, QueueName queue) {
         this.mapper = mapper;
+        this.retries = retries;
         this.reader = json -> JsonbNodes.read(mapper, json);
         this.queue = queue;
         this.queueName = NODES.stringNode(queue.value());
@@ -100,9 +102,9 @@ final class EnqueueRows {
         anyOptions |= options != null;
         anyExtra |= extra != null;
         int retry = job.retry() == lastRetry ? lastRetryIndex : retryIndex.computeIfAbsent(job.retry(), policy -> {
-            String json = mapper.writeValueAsString(policy.toMap());
-            retryJson.add(json);
-            retryNodes.add(JobEnvelope.retry(JsonbNodes.read(mapper, json)));
+            RetryEncodings.Encoded encoded = retries.of(policy);
+            retryJson.add(encoded.json());
+            retryNodes.add(encoded.node());
             return retryJson.size() - 1;
         });
         lastRetry = job.retry();

@@ -43,6 +43,7 @@ final class JobEnqueuer {
     private final JobEventLog events;
     private final LocalWakeUps localWakeUps;
     private final JsonMapper mapper = JsonMapper.builder().build();
+    private final RetryEncodings retries = new RetryEncodings(mapper);
 
     /** @param localListeners this process's LISTEN hub on the same database, woken directly; {@code null}: none */
     JobEnqueuer(JdbcTemplate jdbc, QueueCatalog catalog, TransactionTemplate transactions, JobEventLog events,
@@ -82,7 +83,7 @@ final class JobEnqueuer {
         Map<QueueName, EnqueueRows> rows = new LinkedHashMap<>();
         for (int i = 0; i < jobs.size(); i++) {
             NewJob job = jobs.get(i);
-            rows.computeIfAbsent(job.queue(), q -> new EnqueueRows(mapper, q)).add(i + 1, job, jobIds.get(i));
+            rows.computeIfAbsent(job.queue(), q -> new EnqueueRows(mapper, retries, q)).add(i + 1, job, jobIds.get(i));
         }
         if (rows.size() > 1 || TransactionSynchronizationManager.isActualTransactionActive()) {
             return enqueueGrouped(jobs.size(), rows, (queue, group, notification) -> insertRows(group, notification).byOrd());
