@@ -29,15 +29,19 @@ public class JobEventLog {
     static final String EVENTS_SQL = "SELECT id, occurred_at, type, queue, job_id::text, data::text FROM s3p.job_events"
             + " WHERE id > ? ORDER BY id LIMIT ?";
 
-    // The scanned events' ids, types and queues only; the matched ones are read again whole by their id. Without a
-    // match the one row answered has null event columns and still says how far the scan went.
-    static final String FILTERED_EVENTS_SQL = "WITH scanned AS MATERIALIZED ("
-            + "SELECT id, type, queue FROM s3p.job_events WHERE id > ? ORDER BY id LIMIT ?),"
-            + " matched AS (SELECT id FROM scanned WHERE (cardinality(?::text[]) = 0 OR type = ANY (?::text[]))"
-            + " AND (cardinality(?::text[]) = 0 OR queue = ANY (?::text[])) ORDER BY id LIMIT ?)"
-            + " SELECT e.id, e.occurred_at, e.type, e.queue, e.job_id::text, e.data::text, c.last_id, c.scanned"
-            + " FROM (SELECT max(id) AS last_id, count(*) AS scanned FROM scanned) c"
-            + " LEFT JOIN (matched m JOIN s3p.job_events e ON e.id = m.id) ON true ORDER BY e.id";
+    // The page stops pulling events once it has its limit, so a filter that matches the events right after the cursor
+    // reads only those. A page short of its limit is followed by one row without an event that says how many events
+    // after the cursor the page looked at (up to the bound) and the last of them, read again from the primary key.
+    static final String FILTERED_EVENTS_SQL = "WITH page AS ("
+            + "SELECT e.id, e.occurred_at, e.type, e.queue, e.job_id, e.data"
+            + " FROM (SELECT * FROM s3p.job_events WHERE id > ? ORDER BY id LIMIT ?) e"
+            + " WHERE (cardinality(?::text[]) = 0 OR e.type = ANY (?::text[]))"
+            + " AND (cardinality(?::text[]) = 0 OR e.queue = ANY (?::text[])) ORDER BY e.id LIMIT ?)"
+            + " SELECT id, occurred_at, type, queue, job_id::text, data::text, NULL::bigint AS last_id,"
+            + " NULL::bigint AS scanned FROM page"
+            + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, max(s.id), count(*)"
+            + " FROM (SELECT id FROM s3p.job_events WHERE id > ? ORDER BY id LIMIT ?) s"
+            + " WHERE (SELECT count(*) FROM page) < ? ORDER BY 1 NULLS LAST";
 
     private final JdbcTemplate jdbc;
     private final JobEventStreams eventStreams;
@@ -77,13 +81,18 @@ public class JobEventLog {
             statement.setArray(5, queueArray);
             statement.setArray(6, queueArray);
             statement.setInt(7, limit);
+            statement.setLong(8, afterId);
+            statement.setInt(9, scan);
+            statement.setInt(10, limit);
             return statement;
         }, (ResultSet rs) -> {
             if (rs.getObject(1) != null) {
                 events.add(event(rs));
             }
-            scanned[0] = rs.getObject(7) == null ? afterId : rs.getLong(7);
-            scanned[1] = rs.getLong(8);
+            else if (rs.getObject(7) != null) {
+                scanned[0] = rs.getLong(7);
+                scanned[1] = rs.getLong(8);
+            }
         });
         long last = events.isEmpty() ? afterId : events.get(events.size() - 1).id();
         boolean stoppedAtBound = events.size() < limit && scanned[1] == scan;
