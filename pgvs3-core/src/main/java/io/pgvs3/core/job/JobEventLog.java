@@ -51,7 +51,7 @@ public class JobEventLog {
         this.eventStreams = new JobEventStreams(jdbc, catalog);
     }
 
-    /** Events after {@code afterId} (0 for the oldest kept), filtered by type and queue when the sets are non-empty. */
+    /** The events of {@link #page}: a filtered read can answer fewer than the events that match after the cursor. */
     public List<JobEvent> events(Set<String> types, Set<String> queues, long afterId, int limit) {
         return page(types, queues, afterId, limit).events();
     }
