@@ -309,7 +309,8 @@
             var cards = ['available', 'active', 'scheduled', 'retryable', 'completed', 'discarded', 'cancelled', 'dead_letter']
                 .map(function (state) {
                     return el('div', { 'class': 'card', 'data-state': state }, el('div', { 'class': 'label', text: state.replace('_', ' ') }),
-                        el('div', { 'class': 'value', text: Number(stats[state] || 0).toLocaleString() }));
+                        el('div', { 'class': 'value', text: ((stats.estimated || []).indexOf(state) >= 0 ? '≈ ' : '')
+                            + Number(stats[state] || 0).toLocaleString() }));
                 });
             return [
                 el('h1', null, el('a', { href: '#/queues', text: 'Queues' }), ' / ' + name, ' ', pill(stats.paused ? 'paused' : 'active'), ' ',

@@ -14,8 +14,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /** Administration of job queues: pausing, rate limits, statistics, and the reset of the job tables. */
 public class JobQueues {
 
-    /** Counts of the stats route stop at this many jobs per state, so a large queue costs no full count. */
-    public static final int STATS_CAP = 100_000;
+    /**
+     * Counts of the stats route are exact up to this many jobs per state; a state with more is estimated (see
+     * {@link #stats}), so a large queue costs no full count.
+     */
+    public static final int STATS_CAP = 1_000;
 
 
     static final QueueStatement PAUSE_SQL = QueueStatement.of("UPDATE {job_settings} SET paused = ?");
@@ -63,8 +66,9 @@ public class JobQueues {
     }
 
     /**
-     * Jobs per state of a queue, each counted by an index scan of its partial index and capped at
-     * {@link #STATS_CAP} (a count at the cap means at least that many); plus {@code paused}.
+     * Jobs per state of a queue, each counted by an index scan of its partial index that stops after
+     * {@link #STATS_CAP} + 1 rows: a count up to the cap is exact, a larger one is the planner's estimate (at least
+     * the cap + 1) and its state is listed in {@code estimated}; plus {@code paused} and the rate limit.
      */
     public Map<String, Object> stats(String queue) {
         QueueName name = QueueName.of(queue);

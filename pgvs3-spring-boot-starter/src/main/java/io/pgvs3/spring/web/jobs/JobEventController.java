@@ -2,13 +2,13 @@ package io.pgvs3.spring.web.jobs;
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.pgvs3.core.cluster.ClusterRouter;
 import io.pgvs3.core.job.JobEvent;
+import io.pgvs3.core.job.JobEventPage;
 import io.pgvs3.spring.web.Pagination;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -18,9 +18,10 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code GET /ojs/v1/events?types=a,b&queues=q&after=<id>&limit=n}: job lifecycle events, oldest first, as
- * CloudEvents-shaped objects. Pass the last event's id as {@code after} to read on. Event ids count per cluster:
- * with {@code queues} on another cluster the events are that cluster's (queues on two clusters are refused), and
- * without {@code queues} they are the default cluster's.
+ * CloudEvents-shaped objects. Pass {@code next_after} as {@code after} to read on: with a filter it can lie past the
+ * last event listed, as a filtered page looks at a bounded number of events (see {@link JobEventPage}). Event ids
+ * count per cluster: with {@code queues} on another cluster the events are that cluster's (queues on two clusters
+ * are refused), and without {@code queues} they are the default cluster's.
  */
 @RestController
 public class JobEventController {
@@ -42,11 +43,11 @@ public class JobEventController {
         Pagination.checkLimit(limit, MAX_LIMIT);
         Set<String> queueFilter = split(queues);
         // event ids count per cluster, so one cursor reads one cluster: the queues' own, else the default one
-        List<JobEvent> events = router.forAll(queueFilter, "an event filter").jobEvents()
-                .events(split(types), queueFilter, after, limit);
+        JobEventPage page = router.forAll(queueFilter, "an event filter").jobEvents()
+                .page(split(types), queueFilter, after, limit);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("events", events.stream().map(this::view).toList());
-        body.put("next_after", events.isEmpty() ? after : events.get(events.size() - 1).id());
+        body.put("events", page.events().stream().map(this::view).toList());
+        body.put("next_after", page.nextAfter());
         return body;
     }
 
