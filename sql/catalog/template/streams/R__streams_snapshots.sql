@@ -113,7 +113,13 @@ BEGIN
 END
 $fn$;
 
--- Whether events committed after p_from are visible to the calling statement.
+-- Whether events committed after p_from are visible to the calling statement: an event of a transaction that started
+-- after p_from, or of one running when it was taken (p_from's xip list, within [xmin, xmax) of it). Each is the
+-- first match of an ordered scan of one txid index range, not an EXISTS: the generic plan PL/pgSQL keeps after five
+-- calls costs an EXISTS as if the matches it expects were spread evenly, and on a large segment that made a
+-- sequential scan look cheaper than the index (with the two ranges joined by OR, only a bitmap scan could use the
+-- index at all). A poll that finds nothing then read every event retained in the segments. In txid order, no plan
+-- reaches its first row without the index but by reading and sorting the whole range.
 CREATE OR REPLACE FUNCTION @schema@.stream_has_new_events(p_from pg_snapshot)
 RETURNS boolean
 LANGUAGE plpgsql STABLE AS $fn$
@@ -121,9 +127,15 @@ DECLARE
     v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
     v_now pg_snapshot := pg_current_snapshot();
 BEGIN
-    RETURN EXISTS (SELECT 1 FROM @schema@.stream_events e
-                   WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(v_now) OR e.txid = ANY (v_xip))
-                     AND NOT pg_visible_in_snapshot(e.txid, p_from) AND pg_visible_in_snapshot(e.txid, v_now));
+    RETURN (SELECT e.txid FROM @schema@.stream_events e
+            WHERE e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(v_now)
+              AND pg_visible_in_snapshot(e.txid, v_now)
+            ORDER BY e.txid LIMIT 1) IS NOT NULL
+        OR (cardinality(v_xip) > 0
+            AND (SELECT e.txid FROM @schema@.stream_events e
+                 WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_from)
+                   AND e.txid = ANY (v_xip) AND pg_visible_in_snapshot(e.txid, v_now)
+                 ORDER BY e.txid LIMIT 1) IS NOT NULL);
 END
 $fn$;
 
