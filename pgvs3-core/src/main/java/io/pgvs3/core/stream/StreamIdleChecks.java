@@ -36,18 +36,22 @@ public class StreamIdleChecks {
     private static final String UNION_ALL = " UNION ALL ";
 
     /**
-     * Events committed after snapshot {@code m.s} and visible now (what {@code stream_has_new_events} tests): the
-     * txid range bounds the index scan.
+     * Whether events committed after snapshot {@code m.s} are visible now (what {@code stream_has_new_events} tests):
+     * an event of a transaction that started after it, or of one running when it was taken. Each is the first row of
+     * an ordered scan of one txid index range, not an EXISTS over both: once a statement is prepared, PostgreSQL may
+     * keep a generic plan, and for an EXISTS over a large segment that was a sequential scan of every retained event.
      */
-    private static final String APPENDED_SINCE_M = "(e.txid >= pg_snapshot_xmax(m.s) "
-            + "AND e.txid < pg_snapshot_xmax(pg_current_snapshot()) "
-            + "OR e.txid = ANY (ARRAY(SELECT pg_snapshot_xip(m.s)))) "
-            + "AND NOT pg_visible_in_snapshot(e.txid, m.s) AND pg_visible_in_snapshot(e.txid, pg_current_snapshot())";
+    private static final String APPENDED_SINCE_M = "((SELECT e.txid FROM {stream_events} e "
+            + "WHERE e.txid >= pg_snapshot_xmax(m.s) AND e.txid < pg_snapshot_xmax(pg_current_snapshot()) "
+            + "AND pg_visible_in_snapshot(e.txid, pg_current_snapshot()) ORDER BY e.txid LIMIT 1) IS NOT NULL "
+            + "OR (SELECT e.txid FROM {stream_events} e "
+            + "WHERE e.txid >= pg_snapshot_xmin(m.s) AND e.txid < pg_snapshot_xmax(m.s) "
+            + "AND e.txid = ANY (ARRAY(SELECT pg_snapshot_xip(m.s))) "
+            + "AND pg_visible_in_snapshot(e.txid, pg_current_snapshot()) ORDER BY e.txid LIMIT 1) IS NOT NULL)";
 
     /** One mark's part of the {@link #appendedSince} statement: its row number when its queue was appended to. */
     private static final QueueStatement MARK_APPENDED = QueueStatement.of(
-            "SELECT {row} WHERE EXISTS (SELECT 1 FROM (SELECT ?::pg_snapshot AS s) m, {stream_events} e WHERE "
-                    + APPENDED_SINCE_M + ")");
+            "SELECT {row} FROM (SELECT ?::pg_snapshot AS s) m WHERE " + APPENDED_SINCE_M);
 
     /**
      * One target's part of the {@link #idle} statement: the newest tick must be the cursor's (m), and the newest
@@ -67,7 +71,7 @@ public class StreamIdleChecks {
                     + "WHERE b.sub_id = s.sub_id "
                     + "ORDER BY b.start_tick DESC, b.after_seq DESC LIMIT 1) b "
                     + "WHERE b.start_tick >= c.tick OR b.end_tick > c.tick) "
-                    + "AND NOT EXISTS (SELECT 1 FROM {stream_events} e WHERE " + APPENDED_SINCE_M + ")");
+                    + "AND NOT " + APPENDED_SINCE_M);
 
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;

@@ -10,6 +10,9 @@ import io.pgvs3.core.catalog.QueueName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -110,6 +113,49 @@ class StreamIdleTest extends StreamTestSupport {
         Map<ReceiveTarget, MarkedBatch> afterDrop = streams.idle(targets);
         assertThat(afterDrop).doesNotContainKey(targets.get(7));
         assertThat(afterDrop).containsKey(targets.get(StreamIdleChecks.PROBE_CHUNK + 1));
+    }
+
+    @Test
+    void checksOfACaughtUpConsumerReadNoRetainedEventsHoweverOftenTheyRun() throws Exception {
+        String queue = "idle-retained";
+        streams.subscribe(queue, "c", null);
+        for (int i = 0; i < 20; i++) {
+            appendMany(queue, 1000);
+        }
+        for (StreamBatch batch = streams.receive(queue, "c", null, 1000); !batch.isEmpty();
+                batch = streams.receive(queue, "c", null, 1000)) {
+            assertThat(streams.ack(queue, batch.batchId())).isTrue();
+        }
+        ReceiveTarget target = new ReceiveTarget(QueueName.of(queue), "c", null);
+        try (Connection connection = dataSource.getConnection()) {
+            // one transaction that writes nothing, so that its counters add up; the driver prepares a statement on
+            // the server from its fifth run, and PostgreSQL may keep a generic plan after five more
+            connection.setAutoCommit(false);
+            StreamIdleChecks checks = new StreamIdleChecks(
+                    new JdbcTemplate(new SingleConnectionDataSource(connection, true)), catalog);
+            for (int check = 1; check <= 15; check++) {
+                long before = eventRowsRead(connection, "s3q_" + queue);
+                MarkedBatch idle = checks.idle(List.of(target)).get(target);
+                assertThat(idle).as("check %s", check).isNotNull();
+                assertThat(checks.appendedSince(List.of(idle.mark()))).isEmpty();
+                long read = eventRowsRead(connection, "s3q_" + queue) - before;
+                assertThat(read).as("event rows read by check %s of 20,000 retained events", check).isLessThan(100);
+            }
+            connection.rollback();
+        }
+    }
+
+    /** Event rows this connection's backend has read from a queue's segments and not yet reported. */
+    private static long eventRowsRead(Connection connection, String schema) throws Exception {
+        try (var statement = connection.prepareStatement(
+                "SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) "
+                        + "FROM pg_stat_xact_user_tables WHERE schemaname = ? AND relname LIKE 'stream\\_events\\__'")) {
+            statement.setString(1, schema);
+            try (var rows = statement.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
     }
 
     private static MarkedBatch idleOne(ReceiveTarget target) {
