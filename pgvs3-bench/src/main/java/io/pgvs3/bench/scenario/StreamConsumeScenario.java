@@ -141,8 +141,8 @@ public final class StreamConsumeScenario implements Scenario {
             for (int i = 0; i < (cooperative ? 1 : threads); i++) {
                 store.subscribe(QUEUE, "consumer-" + i, null);
             }
-            int filled = Streams.fillBacklog(store, QUEUE, events, ceiling, context.options().fillLimit().multipliedBy(2),
-                    ticked);
+            int filled = Streams.fillBacklog(store, QUEUE, events, ceiling,
+                    context.options().fillLimit().multipliedBy(2), ticked);
             context.resetStatements();
             long deliveries = (long) filled * (cooperative ? 1 : threads);
             CpuMeter meter = CpuMeter.of(thread -> thread.startsWith("bench-load-") ? CpuGroups.CLIENT

@@ -43,7 +43,8 @@ class JobEventPageTest extends JobStoreTestSupport {
         assertThat(second.events()).isEmpty();
         assertThat(third.events()).isEmpty();
         assertThat(second.nextAfter() - first.nextAfter()).isEqualTo(JobEventLog.FILTER_SCAN);
-        assertThat(third.nextAfter()).as("nothing after the cursor matched: read to the end").isEqualTo(second.nextAfter());
+        assertThat(third.nextAfter()).as("nothing after the cursor matched: read to the end")
+                .isEqualTo(second.nextAfter());
     }
 
     @Test
@@ -64,8 +65,9 @@ class JobEventPageTest extends JobStoreTestSupport {
 
     /** Events of other jobs written straight into the log, as the queue's transitions would. */
     private void crowd(String queue, int count) {
-        jdbc.update("INSERT INTO s3p.job_events (type, queue, job_id, data) SELECT 'job.enqueued', ?, gen_random_uuid(),"
-                + " jsonb_build_object('queue', ?::text) FROM generate_series(1, ?)", queue, queue, count);
+        jdbc.update("INSERT INTO s3p.job_events (type, queue, job_id, data) "
+                + "SELECT 'job.enqueued', ?, gen_random_uuid(), jsonb_build_object('queue', ?::text) "
+                + "FROM generate_series(1, ?)", queue, queue, count);
     }
 
     private long latestEventId() {

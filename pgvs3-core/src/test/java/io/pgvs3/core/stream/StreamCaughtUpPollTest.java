@@ -50,17 +50,4 @@ class StreamCaughtUpPollTest extends StreamTestSupport {
             connection.rollback();
         }
     }
-
-    /** Event rows this connection's backend has read from a queue's segments in its current transaction. */
-    private static long eventRowsRead(Connection connection, String schema) throws Exception {
-        try (var statement = connection.prepareStatement(
-                "SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) "
-                        + "FROM pg_stat_xact_user_tables WHERE schemaname = ? AND relname LIKE 'stream\\_events\\__'")) {
-            statement.setString(1, schema);
-            try (var rows = statement.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
-            }
-        }
-    }
 }

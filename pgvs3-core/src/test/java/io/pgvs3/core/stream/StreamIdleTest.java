@@ -145,19 +145,6 @@ class StreamIdleTest extends StreamTestSupport {
         }
     }
 
-    /** Event rows this connection's backend has read from a queue's segments and not yet reported. */
-    private static long eventRowsRead(Connection connection, String schema) throws Exception {
-        try (var statement = connection.prepareStatement(
-                "SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) "
-                        + "FROM pg_stat_xact_user_tables WHERE schemaname = ? AND relname LIKE 'stream\\_events\\__'")) {
-            statement.setString(1, schema);
-            try (var rows = statement.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
-            }
-        }
-    }
-
     private static MarkedBatch idleOne(ReceiveTarget target) {
         return streams.idle(List.of(target)).get(target);
     }

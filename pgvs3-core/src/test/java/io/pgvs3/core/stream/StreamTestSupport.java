@@ -1,5 +1,9 @@
 package io.pgvs3.core.stream;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -59,5 +63,22 @@ abstract class StreamTestSupport {
     static long count(String sql, Object... args) {
         Long value = jdbc.queryForObject(sql, Long.class, args);
         return value == null ? 0 : value;
+    }
+
+    /**
+     * Event rows the backend of {@code connection} has read from a queue's segments and not yet reported: compare two
+     * readings in one transaction (PostgreSQL 15 and later also count earlier transactions of the backend here).
+     */
+    static long eventRowsRead(Connection connection, String schema) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(
+                "SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) "
+                        + "FROM pg_stat_xact_user_tables "
+                        + "WHERE schemaname = ? AND relname LIKE 'stream\\_events\\__'")) {
+            statement.setString(1, schema);
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
     }
 }
