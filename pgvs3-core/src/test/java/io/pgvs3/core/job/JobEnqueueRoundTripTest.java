@@ -32,10 +32,7 @@ class JobEnqueueRoundTripTest extends JobStoreTestSupport {
     @Test
     void aOneJobEnqueueIsOneStatementInOneTransactionThatAlsoNotifies() throws Exception {
         CountingDataSource counting = new CountingDataSource();
-        JdbcTemplate countingJdbc = new JdbcTemplate(counting);
-        QueueCatalog catalog = new QueueCatalog(countingJdbc);
-        JobStore countingStore = new JobStore(countingJdbc, catalog, JobStoreSettings.DEFAULTS,
-                new JobEventLog(countingJdbc, catalog));
+        JobStore countingStore = storeOn(counting);
         countingStore.enqueue(NewJob.builder("test.trip").queue("round-trip").build());
         try (Connection listener = dataSource.getConnection(); Statement listen = listener.createStatement()) {
             listen.execute("LISTEN \"" + NotificationHub.channelFor(QueueName.of("round-trip")) + "\"");
@@ -63,10 +60,7 @@ class JobEnqueueRoundTripTest extends JobStoreTestSupport {
     @Test
     void repeatedEnqueuesOfKnownQueuesQueryNoCatalog() {
         CountingDataSource counting = new CountingDataSource();
-        JdbcTemplate countingJdbc = new JdbcTemplate(counting);
-        QueueCatalog catalog = new QueueCatalog(countingJdbc);
-        JobStore countingStore = new JobStore(countingJdbc, catalog, JobStoreSettings.DEFAULTS,
-                new JobEventLog(countingJdbc, catalog));
+        JobStore countingStore = storeOn(counting);
         countingStore.enqueue(NewJob.builder("test.trip").queue("round-trip-known").build());
         counting.reset();
 
@@ -77,6 +71,13 @@ class JobEnqueueRoundTripTest extends JobStoreTestSupport {
         assertThat(counting.connections).hasValue(5);
         assertThat(counting.statements).hasSize(5).allSatisfy(sql -> assertThat(sql).doesNotContain("s3p.queues")
                 .doesNotContain("ensure_queue_schema"));
+    }
+
+    /** A job store whose every connection, statement and transaction call goes through {@code counting}. */
+    private static JobStore storeOn(CountingDataSource counting) {
+        JdbcTemplate countingJdbc = new JdbcTemplate(counting);
+        QueueCatalog catalog = new QueueCatalog(countingJdbc);
+        return new JobStore(countingJdbc, catalog, JobStoreSettings.DEFAULTS, new JobEventLog(countingJdbc, catalog));
     }
 
     /** Counts the connections taken, the statements prepared or created and the transaction calls made on them. */
