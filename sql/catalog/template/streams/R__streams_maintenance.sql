@@ -42,7 +42,9 @@ $fn$;
 
 -- Compacts the metadata when due (or now, when forced): the other part becomes current, everything still live in
 -- the old part is copied into it, and the old part is truncated. Live are the latest cursor row of every
--- subscription, the batches no cursor has passed with their acks and nacks, and the ticks something needs:
+-- subscription, the batches no cursor has passed with their acks and nacks, the locators of the large ranges a
+-- cursor or such a batch is in (a range left without one is located again by its next batch), and the ticks
+-- something needs:
 -- cursor and batch ticks, the latest tick, the floor tick (the newest one past the retention or before the seal
 -- of the segment truncated last; from_tick 0 replays from it) and, of the ticks still within retention, the first
 -- and the last of every 100 sequence numbers (max_seq / 100), which bounds the ticks by the retained events while
@@ -81,7 +83,7 @@ BEGIN
     v_new := 1 - v_old;
     BEGIN
         FOREACH v_table IN ARRAY ARRAY['stream_ticks_', 'stream_cursors_', 'stream_batches_', 'stream_acks_',
-                                       'stream_nacks_'] LOOP
+                                       'stream_nacks_', 'stream_locators_'] LOOP
             EXECUTE format('LOCK TABLE @schema@.%I IN ACCESS EXCLUSIVE MODE NOWAIT', v_table || v_old);
         END LOOP;
     EXCEPTION WHEN lock_not_available THEN
@@ -111,6 +113,17 @@ BEGIN
     INSERT INTO @schema@.stream_nacks (part, batch_id, seq, created_at)
     SELECT v_new, n.batch_id, n.seq, n.created_at
     FROM @schema@.stream_nacks n WHERE n.part = v_old AND n.batch_id = ANY (v_live);
+    -- the locators of the ranges a cursor or a live batch is in
+    INSERT INTO @schema@.stream_locators (part, start_tick, end_tick, last_seq, seqs, segments, tids)
+    SELECT v_new, l.start_tick, l.end_tick, l.last_seq, l.seqs, l.segments, l.tids
+    FROM @schema@.stream_locators l
+    WHERE l.part = v_old
+      AND (l.start_tick, l.end_tick) IN (SELECT c.tick, c.range_end FROM @schema@.stream_subscriptions s
+                                         CROSS JOIN LATERAL @schema@.stream_cursor(s.sub_id) c
+                                         WHERE c.range_end IS NOT NULL
+                                         UNION
+                                         SELECT b.start_tick, b.end_tick FROM @schema@.stream_batches b
+                                         WHERE b.batch_id = ANY (v_live) AND (NOT b.complete OR b.after_seq > 0));
 
     SELECT * INTO v_config FROM @schema@.stream_config;
     SELECT max(t.tick_id) INTO v_latest FROM @schema@.stream_ticks t;
@@ -143,7 +156,7 @@ BEGIN
     GET DIAGNOSTICS v_kept = ROW_COUNT;
 
     FOREACH v_table IN ARRAY ARRAY['stream_ticks_', 'stream_cursors_', 'stream_batches_', 'stream_acks_',
-                                   'stream_nacks_'] LOOP
+                                   'stream_nacks_', 'stream_locators_'] LOOP
         EXECUTE format('TRUNCATE @schema@.%I', v_table || v_old);
     END LOOP;
     UPDATE @schema@.stream_meta SET compacted_at = now(), writes_mark = v_writes;
@@ -194,7 +207,14 @@ BEGIN
         IF v_pinned THEN
             RETURN 'pinned';
         END IF;
+        -- locators die with the rows they point at: the ctids of a truncated segment are used again
+        BEGIN
+            LOCK TABLE @schema@.stream_locators_0, @schema@.stream_locators_1 IN ACCESS EXCLUSIVE MODE NOWAIT;
+        EXCEPTION WHEN lock_not_available THEN
+            RETURN 'busy';
+        END;
         EXECUTE format('TRUNCATE @schema@.%I', v_table);
+        TRUNCATE @schema@.stream_locators_0, @schema@.stream_locators_1;
         UPDATE @schema@.stream_config SET truncated_seal = v_seal;
     END IF;
     UPDATE @schema@.stream_segments sg SET sealed_xid = pg_current_xact_id(), sealed_at = now()

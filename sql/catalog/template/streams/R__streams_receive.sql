@@ -37,6 +37,8 @@ DECLARE
     v_after    bigint;
     v_seqs     int8multirange;
     v_more     boolean;
+    v_located  boolean := false;
+    v_tids     record;
     v_locked   boolean := false;
 BEGIN
     IF p_max IS NULL OR p_max < 1 OR p_max > 100000 THEN
@@ -112,7 +114,14 @@ BEGIN
         v_after := 0;
     END IF;
     SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-    SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_after, p_max) d;
+    IF v_pos.range_end IS NOT NULL THEN
+        v_located := @schema@.stream_located(v_start, v_end);
+    END IF;
+    IF v_located THEN
+        SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_locator_ranges(v_start, v_end, v_after, p_max) d;
+    ELSE
+        SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_after, p_max) d;
+    END IF;
     IF v_more AND v_pos.range_end IS NULL THEN
         -- the nearest newer tick may hold a range that fits when the estimated one does not; when it does not
         -- either, its first p_max events are the batch and the next receives continue in that range
@@ -122,6 +131,13 @@ BEGIN
             SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
             SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, 0, p_max) d;
         END IF;
+    END IF;
+    IF v_more AND NOT v_located THEN
+        -- A range larger than p_max: located once, so that its later batches (of this consumer, the other consumers
+        -- and the members) read their chunk of the locator and their rows by TID, not the rest of the range twice.
+        -- Ranges that fit p_max, the common case once ticks are made, never get here.
+        PERFORM @schema@.stream_locator_build(v_start, v_end, v_from, v_to);
+        v_located := true;
     END IF;
 
     IF isempty(v_seqs) THEN
@@ -147,6 +163,14 @@ BEGIN
     -- batch's own numbers kept, straight into the result, as a member's read takes them. Carrying whole rows through
     -- the first scan cost more: an array of composite values built and unnested again, or a CTE joined to the batch's
     -- insert.
+    IF v_located THEN
+        SELECT * INTO v_tids FROM @schema@.stream_locator_tids(v_start, v_end, v_seqs);
+        RETURN QUERY
+        SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
+        FROM @schema@.stream_located_rows(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2, v_seqs) e
+        ORDER BY e.seq;
+        RETURN;
+    END IF;
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
     FROM @schema@.stream_batch_rows(v_from, v_to, v_seqs) e
@@ -217,6 +241,7 @@ DECLARE
     v_batch @schema@.stream_batches;
     v_from  pg_snapshot;
     v_to    pg_snapshot;
+    v_tids  record;
 BEGIN
     PERFORM setval('@schema@.stream_flush_seq', 1, false);
     IF p_batch_id IS NULL THEN
@@ -228,6 +253,17 @@ BEGIN
     SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
     IF NOT FOUND THEN
         RETURN;
+    END IF;
+    IF NOT v_batch.complete OR v_batch.after_seq > 0 THEN
+        SELECT * INTO v_tids FROM @schema@.stream_locator_tids(v_batch.start_tick, v_batch.end_tick, v_batch.seqs);
+        IF coalesce(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2) IS NOT NULL THEN
+            RETURN QUERY
+            SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
+                   e.headers, e.retry_count, e.created_at
+            FROM @schema@.stream_located_rows(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2, v_batch.seqs) e
+            ORDER BY e.seq;
+            RETURN;
+        END IF;
     END IF;
     SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick LIMIT 1;
     SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick LIMIT 1;

@@ -151,6 +151,105 @@ LANGUAGE sql STABLE AS $fn$
       AND e.seq <@ p_seqs
 $fn$;
 
+-- Makes the locator of the range p_start..p_end (snapshots p_from..p_to) unless it exists: one scan of the range,
+-- as the first batch's own, its events numbered in sequence order and stored 1,000 to a row (see stream_locators).
+-- Called under the consumer lock by a receive that found more events in the range than its max.
+CREATE OR REPLACE FUNCTION @schema@.stream_locator_build(p_start bigint, p_end bigint, p_from pg_snapshot,
+                                                         p_to pg_snapshot)
+RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+BEGIN
+    PERFORM pg_advisory_xact_lock(@schema@.stream_locator_key(p_start, p_end));
+    IF EXISTS (SELECT 1 FROM @schema@.stream_locators l WHERE l.start_tick = p_start AND l.end_tick = p_end) THEN
+        RETURN;
+    END IF;
+    INSERT INTO @schema@.stream_locators (part, start_tick, end_tick, last_seq, seqs, segments, tids)
+    SELECT @schema@.stream_meta_part(), p_start, p_end, max(r.seq), array_agg(r.seq ORDER BY r.seq),
+           array_agg(r.segment ORDER BY r.seq), array_agg(r.ctid ORDER BY r.seq)
+    FROM (SELECT e.seq, e.segment, e.ctid, (row_number() OVER (ORDER BY e.seq) - 1) / 1000 AS chunk
+          FROM @schema@.stream_events e
+          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
+            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)) r
+    GROUP BY r.chunk;
+END
+$fn$;
+
+-- Whether the range p_start..p_end has a locator: one index probe.
+CREATE OR REPLACE FUNCTION @schema@.stream_located(p_start bigint, p_end bigint)
+RETURNS boolean
+LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM @schema@.stream_locators l WHERE l.start_tick = p_start AND l.end_tick = p_end);
+END
+$fn$;
+
+-- stream_diff_ranges from a range's locator: its first p_limit events with a sequence number above p_after_seq, as
+-- ranges of sequence numbers, and whether more follow. Reads the chunks that can hold them, not the rest of the range.
+CREATE OR REPLACE FUNCTION @schema@.stream_locator_ranges(p_start bigint, p_end bigint, p_after_seq bigint,
+                                                          p_limit integer, OUT seqs int8multirange, OUT more boolean)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    v_seqs bigint[];
+    v_n    integer;
+BEGIN
+    v_seqs := ARRAY(SELECT u.seq
+                    FROM (SELECT l.seqs FROM @schema@.stream_locators l
+                          WHERE l.start_tick = p_start AND l.end_tick = p_end AND l.last_seq > p_after_seq
+                          ORDER BY l.last_seq LIMIT p_limit / 1000 + 2) l
+                    CROSS JOIN LATERAL unnest(l.seqs) AS u(seq)
+                    WHERE u.seq > p_after_seq
+                    ORDER BY u.seq LIMIT p_limit + 1);
+    v_n := cardinality(v_seqs);
+    more := v_n > p_limit;
+    IF more THEN
+        v_n := p_limit;
+    END IF;
+    IF v_n = 0 THEN
+        seqs := '{}';
+    ELSIF v_seqs[v_n] - v_seqs[1] + 1 = v_n THEN
+        seqs := int8multirange(int8range(v_seqs[1], v_seqs[v_n], '[]'));
+    ELSE
+        seqs := (SELECT range_agg(int8range(n.seq, n.seq, '[]')) FROM unnest(v_seqs[1:v_n]) AS n(seq));
+    END IF;
+END
+$fn$;
+
+-- The row addresses of a batch's events (p_seqs) in the range p_start..p_end, one array per segment; all three null
+-- when the range has no locator. Reads the chunks that hold them: the batch's events are consecutive in the range.
+CREATE OR REPLACE FUNCTION @schema@.stream_locator_tids(p_start bigint, p_end bigint, p_seqs int8multirange,
+                                                        OUT tids_0 tid[], OUT tids_1 tid[], OUT tids_2 tid[])
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    -- how many events the batch holds: its ranges are runs of consecutive sequence numbers
+    v_n bigint := (SELECT sum(upper(r) - lower(r)) FROM unnest(p_seqs) AS r);
+BEGIN
+    SELECT array_agg(u.tid) FILTER (WHERE u.segment = 0), array_agg(u.tid) FILTER (WHERE u.segment = 1),
+           array_agg(u.tid) FILTER (WHERE u.segment = 2)
+    INTO tids_0, tids_1, tids_2
+    FROM (SELECT l.seqs, l.segments, l.tids FROM @schema@.stream_locators l
+          WHERE l.start_tick = p_start AND l.end_tick = p_end AND l.last_seq >= lower(p_seqs)
+          ORDER BY l.last_seq LIMIT v_n / 1000 + 2) l
+    CROSS JOIN LATERAL unnest(l.seqs, l.segments, l.tids) AS u(seq, segment, tid)
+    WHERE u.seq >= lower(p_seqs) AND u.seq < upper(p_seqs) AND u.seq <@ p_seqs;
+END
+$fn$;
+
+-- The events of a batch by their row addresses (stream_locator_tids): a TID scan of each segment. The sequence
+-- numbers are checked too, so a row is never taken for another. SQL, inlined into the caller's RETURN QUERY as
+-- stream_batch_rows is.
+CREATE OR REPLACE FUNCTION @schema@.stream_located_rows(p_tids_0 tid[], p_tids_1 tid[], p_tids_2 tid[],
+                                                        p_seqs int8multirange)
+RETURNS SETOF @schema@.stream_events
+LANGUAGE sql STABLE AS $fn$
+    SELECT e.* FROM @schema@.stream_events e WHERE e.segment = 0 AND e.ctid = ANY (p_tids_0) AND e.seq <@ p_seqs
+    UNION ALL
+    SELECT e.* FROM @schema@.stream_events e WHERE e.segment = 1 AND e.ctid = ANY (p_tids_1) AND e.seq <@ p_seqs
+    UNION ALL
+    SELECT e.* FROM @schema@.stream_events e WHERE e.segment = 2 AND e.ctid = ANY (p_tids_2) AND e.seq <@ p_seqs
+$fn$;
+
 -- The messages of one batch, read back by its fixed sequence numbers within its tick range; none when it does not
 -- exist.
 CREATE OR REPLACE FUNCTION @schema@.stream_batch_messages(p_batch_id bigint)
@@ -161,10 +260,23 @@ DECLARE
     v_batch @schema@.stream_batches;
     v_from  pg_snapshot;
     v_to    pg_snapshot;
+    v_tids  record;
 BEGIN
     SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
     IF NOT FOUND THEN
         RETURN;
+    END IF;
+    IF NOT v_batch.complete OR v_batch.after_seq > 0 THEN
+        -- a part of a large range: by its locator, when the range has one
+        SELECT * INTO v_tids FROM @schema@.stream_locator_tids(v_batch.start_tick, v_batch.end_tick, v_batch.seqs);
+        IF coalesce(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2) IS NOT NULL THEN
+            RETURN QUERY
+            SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
+                   e.headers, e.retry_count, e.created_at
+            FROM @schema@.stream_located_rows(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2, v_batch.seqs) e
+            ORDER BY e.seq;
+            RETURN;
+        END IF;
     END IF;
     SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick LIMIT 1;
     SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick LIMIT 1;

@@ -13,6 +13,7 @@
 --                            consumer key by whoever takes both.
 --   tick key, exclusive:     creating a tick; the snapshot is captured by a statement that runs after it is held, so
 --                            tick snapshots grow with tick ids.
+--   locator key, exclusive:  per range; making its locator. Taken after the consumer key, and nothing after it.
 INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams.state', 21, $template$
 
 -- The advisory lock keys of this queue.
@@ -24,6 +25,12 @@ LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.tick:' || @
 
 CREATE OR REPLACE FUNCTION @schema@.stream_consumer_key(p_sub_id bigint) RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $fn$ SELECT hashtextextended('pgvs3.stream.consumer:' || @queue@ || ':' || p_sub_id::text, 0) $fn$;
+
+-- Making the locator of one range (stream_locator_build), so that consumers reaching it together make it once.
+CREATE OR REPLACE FUNCTION @schema@.stream_locator_key(p_start_tick bigint, p_end_tick bigint) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $fn$
+    SELECT hashtextextended('pgvs3.stream.locator:' || @queue@ || ':' || p_start_tick::text || ':' || p_end_tick::text, 0)
+$fn$;
 
 -- Acks of one consumer: separate from its consumer key, so that an ack (which waits for its commit's flush while it
 -- holds the key) does not hold up the allocation of its members' next batches.

@@ -158,6 +158,26 @@ CREATE INDEX IF NOT EXISTS stream_batches_batch ON @schema@.stream_batches (batc
 CREATE INDEX IF NOT EXISTS stream_batches_sub_pos ON @schema@.stream_batches (sub_id, start_tick, after_seq);
 CREATE INDEX IF NOT EXISTS stream_batches_member_pos ON @schema@.stream_batches (sub_id, member, start_tick, after_seq);
 
+-- Locators of large ranges: for a range (start_tick..end_tick) holding more events than a receive's max, the
+-- range's events in sequence order with their row addresses (segment and ctid; a row keeps its ctid in an
+-- insert-only segment until the segment's TRUNCATE), in chunks of 1,000 by sequence number. Made once per range by
+-- the first batch that finds more events after it (stream_locator_build), so that every later batch of the range,
+-- of any consumer or member, reads its chunk or two by the index and its rows by TID instead of scanning the rest
+-- of the range twice. Metadata like the batches: compaction keeps the locators of ranges a batch or cursor is in,
+-- and rotation empties both parts when it truncates a segment, so no locator outlives the rows it points at.
+CREATE TABLE IF NOT EXISTS @schema@.stream_locators (
+    part       smallint NOT NULL,
+    start_tick bigint NOT NULL,
+    end_tick   bigint NOT NULL,
+    last_seq   bigint NOT NULL,
+    seqs       bigint[] NOT NULL,
+    segments   smallint[] NOT NULL,
+    tids       tid[] NOT NULL
+) PARTITION BY LIST (part);
+CREATE TABLE IF NOT EXISTS @schema@.stream_locators_0 PARTITION OF @schema@.stream_locators FOR VALUES IN (0);
+CREATE TABLE IF NOT EXISTS @schema@.stream_locators_1 PARTITION OF @schema@.stream_locators FOR VALUES IN (1);
+CREATE INDEX IF NOT EXISTS stream_locators_range ON @schema@.stream_locators (start_tick, end_tick, last_seq);
+
 -- Acks of batches the cursor could not pass yet (a cooperative member acked before the batches ahead of it). An
 -- ack that moves the cursor is just the cursor row: a batch behind the cursor is acked.
 CREATE TABLE IF NOT EXISTS @schema@.stream_acks (
