@@ -34,11 +34,13 @@ DECLARE
     v_from     pg_snapshot;
     v_from_seq bigint;
     v_to       pg_snapshot;
+    v_to_seq   bigint;
     v_after    bigint;
     v_seqs     int8multirange;
     v_more     boolean;
     v_located  boolean := false;
-    v_tids     record;
+    v_loc      record;
+    v_loc_read boolean := false;
     v_locked   boolean := false;
 BEGIN
     IF p_max IS NULL OR p_max < 1 OR p_max > 100000 THEN
@@ -113,16 +115,27 @@ BEGIN
         v_end := @schema@.stream_end_tick(v_start, v_from_seq, p_max);
         v_after := 0;
     END IF;
-    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
+    SELECT t.snapshot, t.max_seq INTO v_to, v_to_seq FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
     IF v_pos.range_end IS NOT NULL THEN
         v_located := @schema@.stream_located(v_start, v_end);
+    ELSIF v_to_seq - v_from_seq > p_max THEN
+        -- A range whose sequence numbers are more than p_max (stream_end_tick found no tick that fits, so this is
+        -- the nearest newer one): located once, by its first batch of whichever consumer or member comes first, so
+        -- that its batches (of every consumer and member) take their numbers from the locator's chunks and read
+        -- their rows by TID, not the rest of the range twice. Ranges that fit p_max, the common case once ticks are
+        -- made, are never located.
+        PERFORM @schema@.stream_locator_build(v_start, v_end, v_from, v_to);
+        v_located := true;
     END IF;
     IF v_located THEN
-        SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_locator_ranges(v_start, v_end, v_after, p_max) d;
+        SELECT * INTO v_loc FROM @schema@.stream_locator_next(v_start, v_end, v_after, p_max);
+        v_seqs := v_loc.seqs;
+        v_more := v_loc.more;
+        v_loc_read := true;
     ELSE
         SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_after, p_max) d;
     END IF;
-    IF v_more AND v_pos.range_end IS NULL THEN
+    IF v_more AND v_pos.range_end IS NULL AND NOT v_located THEN
         -- the nearest newer tick may hold a range that fits when the estimated one does not; when it does not
         -- either, its first p_max events are the batch and the next receives continue in that range
         SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
@@ -133,9 +146,8 @@ BEGIN
         END IF;
     END IF;
     IF v_more AND NOT v_located THEN
-        -- A range larger than p_max: located once, so that its later batches (of this consumer, the other consumers
-        -- and the members) read their chunk of the locator and their rows by TID, not the rest of the range twice.
-        -- Ranges that fit p_max, the common case once ticks are made, never get here.
+        -- more than p_max events that the sequence numbers did not show (late commits), or a range whose locator a
+        -- rotation dropped: located now, for the batches after this one
         PERFORM @schema@.stream_locator_build(v_start, v_end, v_from, v_to);
         v_located := true;
     END IF;
@@ -164,10 +176,13 @@ BEGIN
     -- the first scan cost more: an array of composite values built and unnested again, or a CTE joined to the batch's
     -- insert.
     IF v_located THEN
-        SELECT * INTO v_tids FROM @schema@.stream_locator_tids(v_start, v_end, v_seqs);
+        IF NOT v_loc_read THEN
+            -- located after this batch's numbers were taken (late commits made the range larger than it looked)
+            SELECT * INTO v_loc FROM @schema@.stream_locator_tids(v_start, v_end, v_seqs);
+        END IF;
         RETURN QUERY
         SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
-        FROM @schema@.stream_located_rows(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2, v_seqs) e
+        FROM @schema@.stream_located_rows(v_loc.tids_0, v_loc.tids_1, v_loc.tids_2, v_seqs) e
         ORDER BY e.seq;
         RETURN;
     END IF;

@@ -152,27 +152,35 @@ LANGUAGE sql STABLE AS $fn$
 $fn$;
 
 -- Makes the locator of the range p_start..p_end (snapshots p_from..p_to) unless it exists: one scan of the range,
--- as the first batch's own, its events numbered in sequence order and stored 1,000 to a row (see stream_locators).
--- Called under the consumer lock by a receive that found more events in the range than its max.
+-- as the first batch's own, its events' numbers and addresses sorted by number once (in memory up to a few hundred
+-- thousand events, hence work_mem) and stored 1,000 to a row (see stream_locators). Called under the consumer lock
+-- by the receive of a range larger than its max.
 CREATE OR REPLACE FUNCTION @schema@.stream_locator_build(p_start bigint, p_end bigint, p_from pg_snapshot,
                                                          p_to pg_snapshot)
 RETURNS void
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET work_mem = '64MB' AS $fn$
 DECLARE
-    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+    v_xip      xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
+    v_seqs     bigint[];
+    v_segments smallint[];
+    v_tids     tid[];
 BEGIN
     PERFORM pg_advisory_xact_lock(@schema@.stream_locator_key(p_start, p_end));
     IF EXISTS (SELECT 1 FROM @schema@.stream_locators l WHERE l.start_tick = p_start AND l.end_tick = p_end) THEN
         RETURN;
     END IF;
-    INSERT INTO @schema@.stream_locators (part, start_tick, end_tick, last_seq, seqs, segments, tids)
-    SELECT @schema@.stream_meta_part(), p_start, p_end, max(r.seq), array_agg(r.seq ORDER BY r.seq),
-           array_agg(r.segment ORDER BY r.seq), array_agg(r.ctid ORDER BY r.seq)
-    FROM (SELECT e.seq, e.segment, e.ctid, (row_number() OVER (ORDER BY e.seq) - 1) / 1000 AS chunk
+    -- aggregated in the order of the sorted subquery: one sort for the three arrays
+    SELECT array_agg(r.seq), array_agg(r.segment), array_agg(r.ctid) INTO v_seqs, v_segments, v_tids
+    FROM (SELECT e.seq, e.segment, e.ctid
           FROM @schema@.stream_events e
           WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
-            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)) r
-    GROUP BY r.chunk;
+            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+          ORDER BY e.seq) r;
+    INSERT INTO @schema@.stream_locators (part, start_tick, end_tick, last_seq, seqs, segments, tids)
+    SELECT @schema@.stream_meta_part(), p_start, p_end, v_seqs[least(c * 1000 + 1000, cardinality(v_seqs))],
+           v_seqs[c * 1000 + 1:c * 1000 + 1000], v_segments[c * 1000 + 1:c * 1000 + 1000],
+           v_tids[c * 1000 + 1:c * 1000 + 1000]
+    FROM generate_series(0, (cardinality(v_seqs) - 1) / 1000) AS c;
 END
 $fn$;
 
@@ -186,21 +194,37 @@ END
 $fn$;
 
 -- stream_diff_ranges from a range's locator: its first p_limit events with a sequence number above p_after_seq, as
--- ranges of sequence numbers, and whether more follow. Reads the chunks that can hold them, not the rest of the range.
-CREATE OR REPLACE FUNCTION @schema@.stream_locator_ranges(p_start bigint, p_end bigint, p_after_seq bigint,
-                                                          p_limit integer, OUT seqs int8multirange, OUT more boolean)
+-- ranges of sequence numbers, whether more follow, and their row addresses, one array per segment. Reads the few
+-- chunks that can hold them (the first whose last number is above p_after_seq and the next ones, in order), not the
+-- rest of the range; their entries are in sequence order already, so the batch is a slice of them.
+CREATE OR REPLACE FUNCTION @schema@.stream_locator_next(p_start bigint, p_end bigint, p_after_seq bigint,
+                                                        p_limit integer, OUT seqs int8multirange, OUT more boolean,
+                                                        OUT tids_0 tid[], OUT tids_1 tid[], OUT tids_2 tid[])
 LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
-    v_seqs bigint[];
-    v_n    integer;
+    v_chunk    record;
+    v_seqs     bigint[] := '{}';
+    v_segments smallint[] := '{}';
+    v_tids     tid[] := '{}';
+    v_first    integer;
+    v_n        integer;
 BEGIN
-    v_seqs := ARRAY(SELECT u.seq
-                    FROM (SELECT l.seqs FROM @schema@.stream_locators l
-                          WHERE l.start_tick = p_start AND l.end_tick = p_end AND l.last_seq > p_after_seq
-                          ORDER BY l.last_seq LIMIT p_limit / 1000 + 2) l
-                    CROSS JOIN LATERAL unnest(l.seqs) AS u(seq)
-                    WHERE u.seq > p_after_seq
-                    ORDER BY u.seq LIMIT p_limit + 1);
+    FOR v_chunk IN SELECT l.seqs, l.segments, l.tids FROM @schema@.stream_locators l
+                   WHERE l.start_tick = p_start AND l.end_tick = p_end AND l.last_seq > p_after_seq
+                   ORDER BY l.last_seq LIMIT p_limit / 1000 + 2 LOOP
+        IF cardinality(v_seqs) = 0 THEN
+            -- the first chunk holds the batch's first event: the one after those at or below p_after_seq
+            v_first := (SELECT count(*) FROM unnest(v_chunk.seqs) AS n(seq) WHERE n.seq <= p_after_seq) + 1;
+            v_seqs := v_chunk.seqs[v_first:];
+            v_segments := v_chunk.segments[v_first:];
+            v_tids := v_chunk.tids[v_first:];
+        ELSE
+            v_seqs := v_seqs || v_chunk.seqs;
+            v_segments := v_segments || v_chunk.segments;
+            v_tids := v_tids || v_chunk.tids;
+        END IF;
+        EXIT WHEN cardinality(v_seqs) > p_limit;
+    END LOOP;
     v_n := cardinality(v_seqs);
     more := v_n > p_limit;
     IF more THEN
@@ -208,13 +232,27 @@ BEGIN
     END IF;
     IF v_n = 0 THEN
         seqs := '{}';
+        RETURN;
     ELSIF v_seqs[v_n] - v_seqs[1] + 1 = v_n THEN
         seqs := int8multirange(int8range(v_seqs[1], v_seqs[v_n], '[]'));
     ELSE
         seqs := (SELECT range_agg(int8range(n.seq, n.seq, '[]')) FROM unnest(v_seqs[1:v_n]) AS n(seq));
     END IF;
+    IF v_segments[1] = v_segments[v_n] AND v_segments[1] = ALL (v_segments[1:v_n]) THEN
+        CASE v_segments[1]
+            WHEN 0 THEN tids_0 := v_tids[1:v_n];
+            WHEN 1 THEN tids_1 := v_tids[1:v_n];
+            ELSE tids_2 := v_tids[1:v_n];
+        END CASE;
+    ELSE
+        SELECT array_agg(x.tid) FILTER (WHERE x.segment = 0), array_agg(x.tid) FILTER (WHERE x.segment = 1),
+               array_agg(x.tid) FILTER (WHERE x.segment = 2)
+        INTO tids_0, tids_1, tids_2
+        FROM unnest(v_segments[1:v_n], v_tids[1:v_n]) AS x(segment, tid);
+    END IF;
 END
 $fn$;
+DROP FUNCTION IF EXISTS @schema@.stream_locator_ranges(bigint, bigint, bigint, integer);
 
 -- The row addresses of a batch's events (p_seqs) in the range p_start..p_end, one array per segment; all three null
 -- when the range has no locator. Reads the chunks that hold them: the batch's events are consecutive in the range.

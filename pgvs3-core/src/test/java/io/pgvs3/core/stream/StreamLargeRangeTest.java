@@ -192,6 +192,28 @@ class StreamLargeRangeTest extends StreamTestSupport {
         }
     }
 
+    @Test
+    void aQueueMadeBeforeLocatorsIsUpgradedToThem() {
+        String queue = "large-range-upgrade";
+        String schema = "\"s3q_" + queue + "\"";
+        streams.subscribe(queue, "c", null);
+        // as a queue made from the templates before locators: no locator table, an older template version
+        jdbc.execute("DROP TABLE " + schema + ".stream_locators");
+        jdbc.update("UPDATE s3p.queues SET template_version = 'before-locators' WHERE name = ?", queue);
+        assertThat(jdbc.queryForObject("SELECT s3p.upgrade_queue_schemas()", Integer.class)).isOne();
+
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            expected.addAll(ids(appendMany(queue, 1000)));
+        }
+        StreamBatch first = streams.receive(queue, "c", null, 500);
+        assertThat(count("SELECT count(*) FROM " + schema + ".stream_locators")).isEqualTo(3);
+        List<String> received = new ArrayList<>(ids(first));
+        assertThat(streams.ack(queue, first.batchId())).isTrue();
+        received.addAll(drain(queue, "c", null, 500));
+        assertThat(received).containsExactlyElementsOf(expected);
+    }
+
     /** Heap and index blocks of the queue's segments that the one backend of {@code one} has read so far. */
     private static long eventBlocksRead(JdbcTemplate one, String schema) {
         one.queryForObject("SELECT pg_stat_force_next_flush()::text", String.class);
