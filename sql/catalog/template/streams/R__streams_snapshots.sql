@@ -160,27 +160,26 @@ CREATE OR REPLACE FUNCTION @schema@.stream_locator_build(p_start bigint, p_end b
 RETURNS void
 LANGUAGE plpgsql SET work_mem = '64MB' AS $fn$
 DECLARE
-    v_xip      xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
-    v_seqs     bigint[];
-    v_segments smallint[];
-    v_tids     tid[];
+    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
 BEGIN
     PERFORM pg_advisory_xact_lock(@schema@.stream_locator_key(p_start, p_end));
     IF EXISTS (SELECT 1 FROM @schema@.stream_locators l WHERE l.start_tick = p_start AND l.end_tick = p_end) THEN
         RETURN;
     END IF;
-    -- aggregated in the order of the sorted subquery: one sort for the three arrays
-    SELECT array_agg(r.seq), array_agg(r.segment), array_agg(r.ctid) INTO v_seqs, v_segments, v_tids
-    FROM (SELECT e.seq, e.segment, e.ctid
-          FROM @schema@.stream_events e
-          WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
-            AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-          ORDER BY e.seq) r;
+    -- One statement: the three arrays aggregated in the order of the sorted subquery (one sort for all three), and
+    -- sliced into chunks while they are plain values of this query (as PL/pgSQL variables, every slice copied a
+    -- whole array).
     INSERT INTO @schema@.stream_locators (part, start_tick, end_tick, last_seq, seqs, segments, tids)
-    SELECT @schema@.stream_meta_part(), p_start, p_end, v_seqs[least(c * 1000 + 1000, cardinality(v_seqs))],
-           v_seqs[c * 1000 + 1:c * 1000 + 1000], v_segments[c * 1000 + 1:c * 1000 + 1000],
-           v_tids[c * 1000 + 1:c * 1000 + 1000]
-    FROM generate_series(0, (cardinality(v_seqs) - 1) / 1000) AS c;
+    SELECT @schema@.stream_meta_part(), p_start, p_end, a.seqs[least(c * 1000 + 1000, cardinality(a.seqs))],
+           a.seqs[c * 1000 + 1:c * 1000 + 1000], a.segments[c * 1000 + 1:c * 1000 + 1000],
+           a.tids[c * 1000 + 1:c * 1000 + 1000]
+    FROM (SELECT array_agg(r.seq) AS seqs, array_agg(r.segment) AS segments, array_agg(r.ctid) AS tids
+          FROM (SELECT e.seq, e.segment, e.ctid
+                FROM @schema@.stream_events e
+                WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
+                  AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
+                ORDER BY e.seq) r) a
+    CROSS JOIN LATERAL generate_series(0, (cardinality(a.seqs) - 1) / 1000) AS c;
 END
 $fn$;
 
