@@ -177,6 +177,10 @@ CREATE TABLE IF NOT EXISTS @schema@.stream_locators (
 CREATE TABLE IF NOT EXISTS @schema@.stream_locators_0 PARTITION OF @schema@.stream_locators FOR VALUES IN (0);
 CREATE TABLE IF NOT EXISTS @schema@.stream_locators_1 PARTITION OF @schema@.stream_locators FOR VALUES IN (1);
 CREATE INDEX IF NOT EXISTS stream_locators_range ON @schema@.stream_locators (start_tick, end_tick, last_seq);
+-- Stored uncompressed: compressing the chunks was more than half of making a locator, and reading one back is
+-- cheaper without it.
+ALTER TABLE @schema@.stream_locators ALTER COLUMN seqs SET STORAGE EXTERNAL,
+    ALTER COLUMN segments SET STORAGE EXTERNAL, ALTER COLUMN tids SET STORAGE EXTERNAL;
 
 -- Acks of batches the cursor could not pass yet (a cooperative member acked before the batches ahead of it). An
 -- ack that moves the cursor is just the cursor row: a batch behind the cursor is acked.
