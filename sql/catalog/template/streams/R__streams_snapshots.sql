@@ -101,9 +101,20 @@ LANGUAGE plpgsql AS $fn$
 DECLARE
     -- captured by a statement that starts after the caller holds the tick lock
     v_to   pg_snapshot := pg_current_snapshot();
+    v_xip  xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
     v_tick bigint;
 BEGIN
-    IF cardinality(@schema@.stream_diff_seqs(p_from, v_to, 1)) = 0 THEN
+    -- as stream_has_new_events, against v_to: the first row of each txid range, not the lowest sequence number of
+    -- the whole difference (which read every event of a backlog appended without a tick)
+    IF (SELECT e.txid FROM @schema@.stream_events e
+        WHERE e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(v_to)
+          AND pg_visible_in_snapshot(e.txid, v_to)
+        ORDER BY e.txid LIMIT 1) IS NULL
+       AND (cardinality(v_xip) = 0
+            OR (SELECT e.txid FROM @schema@.stream_events e
+                WHERE e.txid >= pg_snapshot_xmin(p_from) AND e.txid < pg_snapshot_xmax(p_from)
+                  AND e.txid = ANY (v_xip) AND pg_visible_in_snapshot(e.txid, v_to)
+                ORDER BY e.txid LIMIT 1) IS NULL) THEN
         RETURN NULL;
     END IF;
     v_tick := nextval('@schema@.stream_tick_seq');
