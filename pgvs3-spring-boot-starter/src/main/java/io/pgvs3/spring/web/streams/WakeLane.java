@@ -56,16 +56,20 @@ final class WakeLane implements AutoCloseable {
         if (taken.size() >= maxQueues || !taken.add(queue)) {
             return;
         }
-        thread.submit(true, () -> onConnection(() -> {
-            try {
-                warmUp.accept(target);
-                warmed.add(queue);
-            }
-            catch (RuntimeException ex) {
-                log.debug("Warming the receive of queue {} failed: {}", queue, ex.getMessage());
+        thread.submit(true, () -> {
+            boolean done = onConnection(() -> {
+                try {
+                    warmUp.accept(target);
+                    warmed.add(queue);
+                }
+                catch (RuntimeException ex) {
+                    log.debug("Warming the receive of queue {} failed: {}", queue, ex.getMessage());
+                }
+            }, false);
+            if (!done || !warmed.contains(queue)) {
                 taken.remove(queue);
             }
-        }));
+        });
     }
 
     /**
@@ -78,7 +82,7 @@ final class WakeLane implements AutoCloseable {
         }
         thread.submit(false, () -> {
             try {
-                onConnection(look);
+                onConnection(look, true);
             }
             finally {
                 wakeUnderWay.set(false);
@@ -105,24 +109,30 @@ final class WakeLane implements AutoCloseable {
         }
     }
 
-    private void onConnection(Runnable body) {
+    /**
+     * Runs {@code body} with the lane's connection bound to this thread; without one (none could be had), only when
+     * {@code anyway} (a woken waiter's look then takes a pooled connection as on a worker). Whether it ran.
+     */
+    private boolean onConnection(Runnable body, boolean anyway) {
         Connection current;
         try {
             current = connection();
         }
         catch (SQLException ex) {
-            log.debug("No connection for the long-poll lane; it runs without one: {}", ex.getMessage());
-            body.run();
-            return;
+            log.debug("No connection for the long-poll lane: {}", ex.getMessage());
+            if (anyway) {
+                body.run();
+            }
+            return anyway;
         }
-        ConnectionHolder holder = new ConnectionHolder(current);
-        TransactionSynchronizationManager.bindResource(dataSource, holder);
+        TransactionSynchronizationManager.bindResource(dataSource, new ConnectionHolder(current));
         try {
             body.run();
         }
         finally {
             TransactionSynchronizationManager.unbindResource(dataSource);
         }
+        return true;
     }
 
     /** The lane's connection; a new one, with nothing warmed, once the one before is no longer valid. */
