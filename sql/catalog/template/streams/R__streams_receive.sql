@@ -290,5 +290,38 @@ BEGIN
 END
 $fn$;
 
+-- Compiles and plans on this connection what a receive of the consumer runs, and leaves nothing behind: the
+-- receive itself (it writes only when there is something to hand out, and all of it is rolled back here), then the
+-- functions of the path that hands events out, called on arguments under which they find nothing. A receive's
+-- first call on a connection plans every statement of that queue's functions there (tens of milliseconds under
+-- load), and a long-poll woken by an append should not pay that then (see StreamLongPoll); the receive's own
+-- statements after its tick are planned only by a receive that hands something out. The consumer's lock is taken
+-- and released as by a receive. Unknown consumers raise as in stream_receive.
+CREATE OR REPLACE FUNCTION @schema@.stream_receive_warm(p_consumer text, p_member text, p_max integer)
+RETURNS void
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET jit = off AS $fn$
+DECLARE
+    v_tick     bigint;
+    v_snapshot pg_snapshot;
+    v_max_seq  bigint;
+BEGIN
+    BEGIN
+        PERFORM 1 FROM @schema@.stream_receive(p_consumer, p_member, p_max, NULL);
+        SELECT t.tick_id, t.snapshot, t.max_seq INTO v_tick, v_snapshot, v_max_seq
+        FROM @schema@.stream_ticks t ORDER BY t.tick_id DESC LIMIT 1;
+        IF FOUND THEN
+            PERFORM @schema@.stream_end_tick(v_tick, v_max_seq, p_max);
+            PERFORM @schema@.stream_diff_ranges(v_snapshot, v_snapshot, 0, p_max);
+            PERFORM pg_advisory_xact_lock(@schema@.stream_tick_key());
+            PERFORM @schema@.stream_make_tick(v_snapshot);
+        END IF;
+        PERFORM @schema@.stream_meta_part();
+        RAISE EXCEPTION USING ERRCODE = 'S3WRM';
+    EXCEPTION WHEN SQLSTATE 'S3WRM' THEN
+        NULL;
+    END;
+END
+$fn$;
+
 $template$)
 ON CONFLICT (part) DO UPDATE SET position = excluded.position, body = excluded.body;

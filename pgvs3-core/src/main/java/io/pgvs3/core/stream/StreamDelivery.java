@@ -45,6 +45,8 @@ public class StreamDelivery {
     private static final QueueStatement RECEIVE_MARKED = QueueStatement.of(
             "SELECT " + BATCH_COLUMNS + ", pg_current_snapshot()::text FROM {stream_receive}(?, ?, ?, NULL)");
 
+    private static final QueueStatement RECEIVE_WARM = QueueStatement.of("SELECT {stream_receive_warm}(?, ?, 1)");
+
     private static final QueueStatement ACK_RECEIVE = QueueStatement.of(
             "SELECT " + BATCH_COLUMNS + " FROM {stream_ack_receive}(?, ?, ?, ?)");
 
@@ -94,6 +96,17 @@ public class StreamDelivery {
         ResultSetExtractor<StreamBatch> extractor = rs -> batch(rs, snapshot);
         StreamBatch batch = calls.existing(name, () -> jdbc.query(sql, extractor, consumer, member, max));
         return new MarkedBatch(batch, new AppendMark(name, snapshot[0]));
+    }
+
+    /**
+     * Compiles and plans what a receive of {@code consumer} (or its member) runs on the connection this runs on, and
+     * leaves nothing behind (see {@code stream_receive_warm}): a receive's first call on a connection plans every
+     * statement of the queue's functions there. A connection kept for long-polls runs it before their wake-ups.
+     */
+    public void warmReceive(String queue, String consumer, String member) {
+        QueueName name = QueueName.of(queue);
+        String sql = RECEIVE_WARM.in(name.schema());
+        calls.existing(name, () -> jdbc.query(sql, rs -> null, consumer, member));
     }
 
     /**

@@ -108,6 +108,11 @@ public class StreamStore {
         return delivery.receiveMarked(queue, consumer, member, max);
     }
 
+    /** See {@link StreamDelivery#warmReceive}. */
+    public void warmReceive(String queue, String consumer, String member) {
+        delivery.warmReceive(queue, consumer, member);
+    }
+
     /** See {@link StreamIdleChecks#appendedSince}. */
     public Set<AppendMark> appendedSince(Collection<AppendMark> marks) {
         return idleChecks.appendedSince(marks);

@@ -58,7 +58,10 @@ class Pgvs3StreamsWebConfiguration {
             DataSource dataSource, Pgvs3Properties properties) {
         int threads = properties.getStreams().getLongPollThreads();
         StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince, streams::idle,
-                threads > 0 ? threads : longPollThreads(dataSource));
+                threads > 0 ? threads : longPollThreads(dataSource),
+                new StreamLongPoll.WakeLaneSettings(dataSource,
+                        target -> streams.warmReceive(target.queue().value(), target.consumer(), target.member()),
+                        properties.getStreams().getLongPollLaneQueues()));
         catalog.onDrop(longPoll::forget);
         return longPoll;
     }

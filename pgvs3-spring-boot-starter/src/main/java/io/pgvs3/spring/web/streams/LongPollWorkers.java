@@ -19,8 +19,12 @@ final class LongPollWorkers {
     private final AtomicLong sequence = new AtomicLong();
 
     LongPollWorkers(int threads) {
+        this(threads, "pgvs3-long-poll-");
+    }
+
+    LongPollWorkers(int threads, String namePrefix) {
         this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(),
-                daemon("pgvs3-long-poll-"));
+                daemon(namePrefix));
     }
 
     /** Runs {@code body} on a worker; {@code first}: a waiter's first look, after the work already under way. */
@@ -30,6 +34,17 @@ final class LongPollWorkers {
 
     void shutdownNow() {
         pool.shutdownNow();
+    }
+
+    /** Whether the pool's threads ended within {@code millis} of a shutdown. */
+    boolean awaitTermination(long millis) {
+        try {
+            return pool.awaitTermination(millis, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     static ThreadFactory daemon(String prefix) {

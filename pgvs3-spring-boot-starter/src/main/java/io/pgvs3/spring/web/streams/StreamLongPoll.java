@@ -12,7 +12,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
+
+import javax.sql.DataSource;
 
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.NotificationHub;
@@ -90,16 +93,38 @@ public class StreamLongPoll implements AutoCloseable {
      * already, and a receive there (about a millisecond) costs less than the check, which is planned on every call.
      */
     private final Set<String> received = ConcurrentHashMap.newKeySet();
+    /** Where woken waiters of warmed queues receive; null without one. */
+    private final WakeLane lane;
+
+    /**
+     * The wake lane's data source (the one the store's statements use), how a receive is warmed on the connection
+     * it runs on, and how many queues the lane warms at most.
+     */
+    public record WakeLaneSettings(DataSource dataSource, Consumer<ReceiveTarget> warmUp, int queues) {
+    }
 
     /** Without an idle check: every waiter's first look is a receive. */
     public StreamLongPoll(NotificationHub hub, AppendProbe probe, int workerThreads) {
         this(hub, probe, null, workerThreads);
     }
 
+    /** Without a wake lane: woken waiters receive on the workers' pooled connections. */
     public StreamLongPoll(NotificationHub hub, AppendProbe probe, IdleProbe idleProbe, int workerThreads) {
+        this(hub, probe, idleProbe, workerThreads, null);
+    }
+
+    /**
+     * With a wake lane: a connection of the long-poll's own on which the queues of waiting receives are warmed
+     * ({@code warmUp} runs there) and their wake-ups received, for at most {@code laneQueues} queues (see
+     * {@link WakeLane}); null: none.
+     */
+    public StreamLongPoll(NotificationHub hub, AppendProbe probe, IdleProbe idleProbe, int workerThreads,
+            WakeLaneSettings lane) {
         this.hub = hub;
         this.probe = probe;
         this.idleProbe = idleProbe;
+        this.lane = lane == null || lane.queues() < 1 ? null
+                : new WakeLane(lane.dataSource(), lane.warmUp(), lane.queues());
         this.workers = new LongPollWorkers(workerThreads);
         this.toProbe = new WaiterBatcher<>(1, Integer.MAX_VALUE, body -> workers.submit(false, body), this::probe);
         // half the workers at most, so that wake-ups and deadlines find a free one while a burst is checked
@@ -157,6 +182,9 @@ public class StreamLongPoll implements AutoCloseable {
     /** Forgets a dropped queue's hub registration. */
     public void forget(QueueName queue) {
         received.remove(queue.value());
+        if (lane != null) {
+            lane.forget(queue.value());
+        }
         NotificationHub.Registration registration = registrations.remove(queue.value());
         if (registration != null) {
             registration.close();
@@ -167,12 +195,20 @@ public class StreamLongPoll implements AutoCloseable {
         return waiters.values().stream().mapToInt(Set::size).sum();
     }
 
+    /** Whether woken waiters of the queue receive on the wake lane's connection, where it is warmed. */
+    boolean warmedOnLane(QueueName queue) {
+        return lane != null && lane.isWarmed(queue.value());
+    }
+
     @Override
     public void close() {
         registrations.values().forEach(NotificationHub.Registration::close);
         registrations.clear();
         timer.shutdownNow();
         workers.shutdownNow();
+        if (lane != null) {
+            lane.close();
+        }
     }
 
     private void pollWhileDisconnected() {
@@ -233,6 +269,7 @@ public class StreamLongPoll implements AutoCloseable {
             }
             else {
                 waiter.foundNothing(batch, attempt.mark(), listening);
+                warmOnLane(waiter);
             }
         }
         catch (RuntimeException ex) {
@@ -280,6 +317,7 @@ public class StreamLongPoll implements AutoCloseable {
             MarkedBatch found = idle.get(waiter.target);
             if (found != null) {
                 waiter.foundNothing(found.batch(), found.mark(), listening[i]);
+                warmOnLane(waiter);
             }
             if (found == null || waiter.expired) {
                 waiter.pending.set(true);
@@ -361,10 +399,23 @@ public class StreamLongPoll implements AutoCloseable {
         }
     }
 
-    /** Starts a look for the waiter unless one runs (or it is done); the first look goes after work under way. */
+    /**
+     * Starts a look for the waiter unless one runs (or it is done); the first look goes after work under way. A
+     * woken waiter of a queue warmed on the wake lane looks there when the lane is free.
+     */
     private void tryStart(LongPollWaiter waiter) {
         if (!waiter.result.isDone() && waiter.running.compareAndSet(false, true)) {
-            workers.submit(waiter.lastEmpty == null, () -> run(waiter));
+            Runnable look = () -> run(waiter);
+            if (lane == null || !waiter.notified.get() || !lane.wake(waiter.queue, look)) {
+                workers.submit(waiter.lastEmpty == null, look);
+            }
+        }
+    }
+
+    /** A waiter that waits for a wake-up: its queue is warmed on the wake lane, unless it is already (or full). */
+    private void warmOnLane(LongPollWaiter waiter) {
+        if (lane != null && waiter.target != null && !waiter.expired) {
+            lane.warm(waiter.target);
         }
     }
 }

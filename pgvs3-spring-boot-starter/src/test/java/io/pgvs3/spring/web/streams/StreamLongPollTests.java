@@ -35,7 +35,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -360,6 +362,49 @@ class StreamLongPollTests {
         }
     }
 
+    @Test
+    void aWokenWaiterOfAQueueNeverReceivedFromReceivesWhereItsFunctionsAreAlreadyPlanned() throws Exception {
+        // queue names without '-', so that the schema appears unquoted in the statements the backend has planned
+        String warm = subscribed("lplanewarm");
+        String cold = subscribed("lplanecold");
+        Checks checks = new Checks(streams::idle);
+        // the lane warms one queue: the first waiter's; the second waiter is woken as without a lane
+        StreamLongPoll.WakeLaneSettings lane = new StreamLongPoll.WakeLaneSettings(dataSource,
+                target -> streams.warmReceive(target.queue().value(), target.consumer(), target.member()), 1);
+        try (NotificationHub hub = new NotificationHub(dataSource);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince, checks, 2, lane)) {
+            PlannedAttempt warmAttempt = new PlannedAttempt(warm);
+            CompletableFuture<StreamBatch> warmWaiting = longPoll.receive(
+                    new ReceiveTarget(QueueName.of(warm), "c", null), Duration.ofSeconds(20), warmAttempt);
+            waitWhile(() -> !longPoll.warmedOnLane(QueueName.of(warm)));
+            assertThat(longPoll.warmedOnLane(QueueName.of(warm))).isTrue();
+            PlannedAttempt coldAttempt = new PlannedAttempt(cold);
+            CompletableFuture<StreamBatch> coldWaiting = longPoll.receive(
+                    new ReceiveTarget(QueueName.of(cold), "c", null), Duration.ofSeconds(20), coldAttempt);
+            waitWhile(() -> checks.idle() < 2);
+            assertThat(checks.idle()).isEqualTo(2);
+            assertThat(longPoll.warmedOnLane(QueueName.of(cold))).isFalse();
+
+            streams.append(warm, NewStreamMessage.of("t", "{}"));
+            assertThat(warmWaiting.get(10, TimeUnit.SECONDS).messages()).hasSize(1);
+            streams.append(cold, NewStreamMessage.of("t", "{}"));
+            assertThat(coldWaiting.get(10, TimeUnit.SECONDS).messages()).hasSize(1);
+
+            // the woken receive on the lane found the receive's functions compiled and most of their statements
+            // planned by the warm-up; the one on a pooled connection planned them all then
+            assertThat(warmAttempt.compiledBefore).isTrue();
+            assertThat(coldAttempt.planned).isGreaterThanOrEqualTo(30);
+            assertThat(warmAttempt.planned * 2).isLessThan(coldAttempt.planned);
+            assertThat(warmAttempt.thread).startsWith("pgvs3-long-poll-lane-");
+            assertThat(coldAttempt.thread).doesNotStartWith("pgvs3-long-poll-lane-");
+            // the warm-up left nothing behind: one tick made by the woken receive, one batch, no other cursor row
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM s3q_lplanewarm.stream_batches", Long.class))
+                    .isEqualTo(1);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM s3q_lplanewarm.stream_ticks", Long.class))
+                    .isEqualTo(jdbc.queryForObject("SELECT count(*) FROM s3q_lplanecold.stream_ticks", Long.class));
+        }
+    }
+
     /** A queue with consumer {@code c}. */
     private static String subscribed(String queue) {
         streams.subscribe(queue, "c", null);
@@ -400,6 +445,71 @@ class StreamLongPollTests {
 
     private static StreamBatch batch(long id) {
         return new StreamBatch(id, 1, 2, List.of());
+    }
+
+    /**
+     * A real receive of consumer {@code c} that notes, on the connection it runs on, whether that backend had compiled
+     * the queue's receive function before the receive that found something, and how many statements of the queue's
+     * functions that receive planned (PostgreSQL keeps each compiled PL/pgSQL function, and each plan of one of its
+     * statements, in a memory context named after it).
+     */
+    private static final class PlannedAttempt implements Supplier<MarkedBatch> {
+
+        private static final String PLANS = "SELECT count(*) FROM pg_backend_memory_contexts "
+                + "WHERE name = 'CachedPlan' AND position(? in ident) > 0";
+
+        private static final String COMPILED = "SELECT EXISTS (SELECT 1 FROM pg_backend_memory_contexts "
+                + "WHERE name = 'PL/pgSQL function' AND starts_with(ident, ?))";
+
+        private final String queue;
+        /** Whether the receive function was compiled on the connection before the receive that found something. */
+        volatile boolean compiledBefore;
+        volatile int planned = -1;
+        volatile String thread;
+
+        PlannedAttempt(String queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public MarkedBatch get() {
+            // one connection for the counts and the receive: the lane's, else one bound here
+            boolean bound = TransactionSynchronizationManager.hasResource(dataSource);
+            Connection own = null;
+            try {
+                if (!bound) {
+                    own = dataSource.getConnection();
+                    TransactionSynchronizationManager.bindResource(dataSource, new ConnectionHolder(own));
+                }
+                boolean compiled = jdbc.queryForObject(COMPILED, Boolean.class, "s3q_" + queue + ".stream_receive(");
+                int before = plans();
+                MarkedBatch result = streams.receiveMarked(queue, "c", null, 10);
+                if (!result.batch().isEmpty()) {
+                    compiledBefore = compiled;
+                    planned = plans() - before;
+                    thread = Thread.currentThread().getName();
+                }
+                return result;
+            }
+            catch (SQLException ex) {
+                throw new IllegalStateException(ex);
+            }
+            finally {
+                if (own != null) {
+                    TransactionSynchronizationManager.unbindResource(dataSource);
+                    try {
+                        own.close();
+                    }
+                    catch (SQLException ex) {
+                        // returned to the pool or not: the test's pool closes with it
+                    }
+                }
+            }
+        }
+
+        private int plans() {
+            return jdbc.queryForObject(PLANS, Integer.class, "s3q_" + queue + ".");
+        }
     }
 
     /** The test database for the hub, whose connections wait until {@link #open()}. */
