@@ -1,27 +1,9 @@
 -- The streams view: snapshot differences (which events a batch holds), tick choice, and batch lookups.
 INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams.snapshots', 23, $template$
 
--- The sequence numbers of the events visible in p_to but not in p_from (PgQue's two-snapshot difference), in
--- storage order, at most p_limit of them. An event p_from does not see was written by a transaction that started
--- after it (txid at or above its xmax) or was running when it was taken (txid in its xip list); both are index
--- ranges on txid, however far behind p_from's xmin a long transaction holds it.
--- The diff functions are PL/pgSQL, not SQL: PL/pgSQL keeps the plans of its statements for the session, a SQL
--- function called from PL/pgSQL is planned again on every call (a third of a millisecond here, on every receive).
-CREATE OR REPLACE FUNCTION @schema@.stream_diff_seqs(p_from pg_snapshot, p_to pg_snapshot, p_limit integer)
-RETURNS bigint[]
-LANGUAGE plpgsql STABLE AS $fn$
-DECLARE
-    v_xip xid8[] := ARRAY(SELECT pg_snapshot_xip(p_from));
-BEGIN
-    RETURN (SELECT coalesce(array_agg(d.seq ORDER BY d.seq), '{}')
-            FROM (SELECT e.seq
-                  FROM @schema@.stream_events e
-                  WHERE (e.txid >= pg_snapshot_xmax(p_from) AND e.txid < pg_snapshot_xmax(p_to) OR e.txid = ANY (v_xip))
-                    AND pg_visible_in_snapshot(e.txid, p_to) AND NOT pg_visible_in_snapshot(e.txid, p_from)
-                  ORDER BY e.seq
-                  LIMIT p_limit) d);
-END
-$fn$;
+-- stream_diff_seqs, which listed a whole difference's sequence numbers, is gone: a range larger than a batch is
+-- located once (stream_locator_build) and its later batches read from the locator.
+DROP FUNCTION IF EXISTS @schema@.stream_diff_seqs(pg_snapshot, pg_snapshot, integer);
 
 -- The events visible in p_to but not in p_from with a sequence number above p_after_seq, unordered; p_xip is
 -- p_from's xip list, which the caller computes once. SQL, so that the planner inlines it into the caller's query:
@@ -41,6 +23,8 @@ $fn$;
 -- sequence numbers from stream_diff_ranges and returns its rows from stream_batch_rows.
 DROP FUNCTION IF EXISTS @schema@.stream_diff_events(pg_snapshot, pg_snapshot, bigint, integer);
 
+-- stream_diff_ranges is PL/pgSQL, not SQL: PL/pgSQL keeps the plans of its statements for the session, a SQL
+-- function called from PL/pgSQL is planned again on every call (a third of a millisecond here, on every receive).
 -- The events visible in p_to but not in p_from with a sequence number above p_after_seq, in storage order, at most
 -- p_limit of them, as ranges of sequence numbers, and whether more such events follow. A receive reads the rows
 -- by them in the same transaction (stream_receive), an allocation (stream_allocate) in the member's next one,
