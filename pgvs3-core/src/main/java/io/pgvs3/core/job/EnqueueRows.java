@@ -43,7 +43,7 @@ final class EnqueueRows {
 
     /** Jobs, one array per column, on the queue's schema. */
     static final QueueStatement ENQUEUE_ROWS_SQL = QueueStatement.of(
-            "SELECT e.enqueue_time, e.notified FROM {enqueue_rows}(?, ?, ?::json, ?::json, ?::json, ?::json,"
+            "SELECT e.enqueue_time, e.notified FROM {enqueue_rows}(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb,"
             + " ?::integer[], ?::integer[], ?::jsonb, ?::integer[], ?::bigint[], ?::bigint[], ?::timestamptz[],"
             + " ?::timestamptz[], ?, ?) e");
 

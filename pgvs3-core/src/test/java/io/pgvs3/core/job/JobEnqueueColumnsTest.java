@@ -90,7 +90,7 @@ class JobEnqueueColumnsTest extends JobStoreTestSupport {
         String second = UuidV7.generate().toString();
 
         jdbc.queryForObject("SELECT e.notified FROM \"s3q_columns-sql\".enqueue_rows(ARRAY[?::uuid, ?::uuid],"
-                + " ARRAY['columns.a', 'columns.b'], '[[1], [2]]'::json, NULL, NULL, NULL, ARRAY[4, 0],"
+                + " ARRAY['columns.a', 'columns.b'], '[[1], [2]]'::jsonb, NULL, NULL, NULL, ARRAY[4, 0],"
                 + " ARRAY[6, NULL]::integer[], '[{\"max_attempts\": 2}, {\"max_attempts\": 8}]'::jsonb, ARRAY[0, 1],"
                 + " ARRAY[100, NULL]::bigint[], NULL, NULL, NULL, NULL, 0) e", Boolean.class, first, second);
 
