@@ -139,8 +139,11 @@ $fn$;
 
 -- Inserts jobs without unique keys, given as parallel arrays of one element per job in enqueue order (the JSON
 -- values args, meta, options and extra as one JSON array each, NULL when no job has one; retry policies as a JSON
--- array of the distinct policies that p_retry_idx points into, 0-based). The caller knows everything else about the
--- jobs, so nothing is read back: the result is the transaction's now(), which is created_at and enqueued_at of every
+-- array of the distinct policies that p_retry_idx points into, 0-based). A column that holds the same value for every
+-- job may be sent as NULL instead of an array, so that neither side builds, sends, parses and unnests a thousand
+-- copies of it: p_priorities NULL is priority 0 for all, p_retry_idx NULL the first policy for all, p_max_attempts
+-- NULL (or a NULL element) the max_attempts of the job's policy, and the optional columns (timeouts, times) NULL for
+-- all. The caller knows everything else about the jobs, so nothing is read back: the result is the transaction's now(), which is created_at and enqueued_at of every
 -- job and decides which are scheduled, and whether this call notified the queue's channel. An id that already
 -- exists anywhere fails the statement (unique violation on job_locator_pkey), so either all jobs are inserted or
 -- none. p_rate sets the queue's rate limit like options.rate_limit.max_per_second of enqueue. p_notify when some job
@@ -154,6 +157,9 @@ CREATE OR REPLACE FUNCTION @schema@.enqueue_rows(p_ids uuid[], p_types text[], p
                                                  p_rate double precision, p_notify integer)
 RETURNS TABLE (enqueue_time timestamptz, notified boolean)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
+DECLARE
+    v_retry        jsonb := p_retries -> 0;
+    v_max_attempts integer := (p_retries -> 0 ->> 'max_attempts')::integer;
 BEGIN
     IF p_rate > 0 THEN
         UPDATE @schema@.job_settings SET rate_limit_per_second = p_rate, tokens = p_rate, refilled_at = clock_timestamp()
@@ -165,9 +171,12 @@ BEGIN
         INSERT INTO @schema@.jobs AS j (id, type, state, args, meta, options, extra, priority, max_attempts, retry,
                                         timeout_ms, visibility_timeout_ms, scheduled_at, expires_at)
         SELECT s.id, s.type, CASE WHEN s.scheduled_at > now() THEN 'scheduled' ELSE 'available' END, s.args,
-               nullif(s.meta, 'null'), nullif(s.options, 'null'), nullif(s.extra, 'null'), s.priority,
-               s.max_attempts, p_retries -> s.retry_idx, s.timeout_ms, s.visibility_timeout_ms,
-               CASE WHEN s.scheduled_at > now() THEN s.scheduled_at END, s.expires_at
+               nullif(s.meta, 'null'), nullif(s.options, 'null'), nullif(s.extra, 'null'), coalesce(s.priority, 0),
+               coalesce(s.max_attempts, CASE WHEN s.retry_idx IS NULL THEN v_max_attempts
+                                             ELSE (p_retries -> s.retry_idx ->> 'max_attempts')::integer END),
+               CASE WHEN s.retry_idx IS NULL THEN v_retry ELSE p_retries -> s.retry_idx END,
+               s.timeout_ms, s.visibility_timeout_ms, CASE WHEN s.scheduled_at > now() THEN s.scheduled_at END,
+               s.expires_at
         FROM ROWS FROM (unnest(p_ids), unnest(p_types), jsonb_array_elements(p_args), jsonb_array_elements(p_meta),
                         jsonb_array_elements(p_options), jsonb_array_elements(p_extra), unnest(p_priorities),
                         unnest(p_max_attempts), unnest(p_retry_idx), unnest(p_timeouts),
@@ -182,8 +191,12 @@ BEGIN
     FROM (SELECT i.id AS job_id, i.type AS job_type, @queue@::text AS queue, i.state, 0 AS attempt FROM inserted i) e;
     enqueue_time := now();
     notified := false;
-    IF p_notify > 0 AND EXISTS (SELECT 1 FROM unnest(p_scheduled) AS s(at) WHERE s.at IS NULL OR s.at <= now()) THEN
-        notified := @schema@.enqueue_notify(p_notify);
+    -- the notification slot of enqueue_notify, inline: a nested PL/pgSQL call costs a few microseconds per enqueue
+    IF p_notify > 0 AND (p_scheduled IS NULL
+                         OR EXISTS (SELECT 1 FROM unnest(p_scheduled) AS s(at) WHERE s.at IS NULL OR s.at <= now()))
+       AND (p_notify = 1 OR (p_notify = 2 AND pg_try_advisory_xact_lock(s3p.enqueue_notify_lock_key()))) THEN
+        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+        notified := true;
     END IF;
     RETURN NEXT;
 END
@@ -238,8 +251,11 @@ BEGIN
     FROM (SELECT p_id AS job_id, p_type AS job_type, @queue@::text AS queue, v_state AS state, 0 AS attempt) e;
     enqueue_time := now();
     notified := false;
-    IF p_notify > 0 AND v_state = 'available' THEN
-        notified := @schema@.enqueue_notify(p_notify);
+    -- the notification slot of enqueue_notify, inline: a nested PL/pgSQL call costs a few microseconds per enqueue
+    IF p_notify > 0 AND v_state = 'available'
+       AND (p_notify = 1 OR (p_notify = 2 AND pg_try_advisory_xact_lock(s3p.enqueue_notify_lock_key()))) THEN
+        PERFORM pg_notify('s3q_' || @queue@, 'jobs');
+        notified := true;
     END IF;
     RETURN NEXT;
 END

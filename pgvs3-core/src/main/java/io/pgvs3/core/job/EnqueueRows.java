@@ -43,8 +43,9 @@ final class EnqueueRows {
 
     /** Jobs, one array per column, on the queue's schema. */
     static final QueueStatement ENQUEUE_ROWS_SQL = QueueStatement.of(
-            "SELECT e.enqueue_time, e.notified FROM {enqueue_rows}(?, ?, ?::jsonb,"
-            + " ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) e");
+            "SELECT e.enqueue_time, e.notified FROM {enqueue_rows}(?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb,"
+            + " ?::integer[], ?::integer[], ?::jsonb, ?::integer[], ?::bigint[], ?::bigint[], ?::timestamptz[],"
+            + " ?::timestamptz[], ?, ?) e");
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -207,18 +208,27 @@ final class EnqueueRows {
         return statement;
     }
 
+    /**
+     * The call of {@code enqueue_rows}. A column with one value for every job goes as NULL rather than as an array of
+     * a thousand copies that both sides would build, send, parse and unnest: {@code max_attempts} always (it is the
+     * policy's), priorities when all are 0, policy indexes when there is one policy, optional columns none has.
+     */
     private PreparedStatement statement(Connection connection, String sql, EnqueueNotification notification)
             throws SQLException {
         int size = rows.size();
         UUID[] ids = new UUID[size];
         String[] types = new String[size];
         Integer[] priorities = new Integer[size];
-        Integer[] maxAttempts = new Integer[size];
         Integer[] retries = new Integer[size];
         Long[] timeouts = new Long[size];
         Long[] visibilityTimeouts = new Long[size];
         String[] scheduled = new String[size];
         String[] expires = new String[size];
+        boolean anyPriority = false;
+        boolean anyTimeout = false;
+        boolean anyVisibilityTimeout = false;
+        boolean anyScheduled = false;
+        boolean anyExpires = false;
         StringBuilder args = new StringBuilder(size * 64).append('[');
         StringBuilder meta = anyMeta ? new StringBuilder().append('[') : null;
         StringBuilder options = anyOptions ? new StringBuilder().append('[') : null;
@@ -229,12 +239,24 @@ final class EnqueueRows {
             ids[i] = UUID.fromString(row.id());
             types[i] = job.type();
             priorities[i] = job.priority();
-            maxAttempts[i] = job.retry().maxAttempts();
+            anyPriority |= job.priority() != 0;
             retries[i] = row.retry();
-            timeouts[i] = job.timeout() == null ? null : job.timeout().toMillis();
-            visibilityTimeouts[i] = job.visibilityTimeout() == null ? null : job.visibilityTimeout().toMillis();
-            scheduled[i] = row.scheduledAt() == null ? null : row.scheduledAt().toString();
-            expires[i] = row.expiresAt() == null ? null : row.expiresAt().toString();
+            if (job.timeout() != null) {
+                timeouts[i] = job.timeout().toMillis();
+                anyTimeout = true;
+            }
+            if (job.visibilityTimeout() != null) {
+                visibilityTimeouts[i] = job.visibilityTimeout().toMillis();
+                anyVisibilityTimeout = true;
+            }
+            if (row.scheduledAt() != null) {
+                scheduled[i] = row.scheduledAt().toString();
+                anyScheduled = true;
+            }
+            if (row.expiresAt() != null) {
+                expires[i] = row.expiresAt().toString();
+                anyExpires = true;
+            }
             String separator = i == 0 ? "" : ",";
             args.append(separator).append(job.argsJson());
             append(meta, separator, row.meta() == null ? null : job.metaJson());
@@ -248,17 +270,27 @@ final class EnqueueRows {
         statement.setString(4, meta == null ? null : meta.append(']').toString());
         statement.setString(5, options == null ? null : options.append(']').toString());
         statement.setString(6, extra == null ? null : extra.append(']').toString());
-        statement.setArray(7, connection.createArrayOf("int4", priorities));
-        statement.setArray(8, connection.createArrayOf("int4", maxAttempts));
+        setArrayIf(connection, statement, 7, anyPriority, "int4", priorities);
+        statement.setNull(8, Types.ARRAY);
         statement.setString(9, "[" + String.join(",", retryJson) + "]");
-        statement.setArray(10, connection.createArrayOf("int4", retries));
-        statement.setArray(11, connection.createArrayOf("int8", timeouts));
-        statement.setArray(12, connection.createArrayOf("int8", visibilityTimeouts));
-        statement.setArray(13, connection.createArrayOf("timestamptz", scheduled));
-        statement.setArray(14, connection.createArrayOf("timestamptz", expires));
+        setArrayIf(connection, statement, 10, retryJson.size() > 1, "int4", retries);
+        setArrayIf(connection, statement, 11, anyTimeout, "int8", timeouts);
+        setArrayIf(connection, statement, 12, anyVisibilityTimeout, "int8", visibilityTimeouts);
+        setArrayIf(connection, statement, 13, anyScheduled, "timestamptz", scheduled);
+        setArrayIf(connection, statement, 14, anyExpires, "timestamptz", expires);
         statement.setObject(15, rateLimit, Types.DOUBLE);
         statement.setInt(16, notification.code());
         return statement;
+    }
+
+    private static void setArrayIf(Connection connection, PreparedStatement statement, int index, boolean send,
+            String type, Object[] values) throws SQLException {
+        if (send) {
+            statement.setArray(index, connection.createArrayOf(type, values));
+        }
+        else {
+            statement.setNull(index, Types.ARRAY);
+        }
     }
 
     private static void append(StringBuilder array, String separator, String json) {

@@ -208,7 +208,7 @@ final class JobEnqueuer {
         putRawIfPresent(spec, "extra", extra, job.extraJson());
         spec.put("priority", job.priority());
         spec.put("max_attempts", job.retry().maxAttempts());
-        spec.set("retry", mapper.valueToTree(job.retry().toMap()));
+        spec.putRawValue("retry", new RawValue(retries.of(job.retry()).json()));
         if (job.timeout() != null) {
             spec.put("timeout_ms", job.timeout().toMillis());
         }
