@@ -23,6 +23,7 @@ import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
@@ -57,6 +58,11 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     private final String workerId;
 
     private volatile boolean forced;
+    /**
+     * Set once a release found the database unreachable: each further release would wait for a connection as long
+     * as the pool's timeout, one job after another, and hold up the stop; their leases hand those jobs out again.
+     */
+    private volatile boolean releasesAbandoned;
     private final HeldJobs held;
     private Semaphore permits;
     private ThreadPoolExecutor workers;
@@ -125,6 +131,7 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
     @Override
     protected void doStart() {
         forced = false;
+        releasesAbandoned = false;
         permits = new Semaphore(concurrency + settings.prefetch());
         AtomicInteger workerNumber = new AtomicInteger();
         workers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
@@ -319,8 +326,15 @@ public class JobHandlerContainer extends AbstractPgvs3ListenerContainer {
 
     private void release(Job job) {
         try {
-            store.release(job.id(), workerId);
-            metrics.jobFinished(queue, job.type(), "released");
+            if (!releasesAbandoned) {
+                store.release(job.id(), workerId);
+                metrics.jobFinished(queue, job.type(), "released");
+            }
+        }
+        catch (DataAccessResourceFailureException ex) {
+            releasesAbandoned = true;
+            log.warn("Could not release job {} ({}); the jobs {} still holds are left to their leases", job.id(),
+                    ex.toString(), id);
         }
         catch (RuntimeException ex) {
             log.warn("Could not release job {}: {}", job.id(), ex.toString());

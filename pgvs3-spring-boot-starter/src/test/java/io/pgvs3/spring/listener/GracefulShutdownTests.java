@@ -1,5 +1,8 @@
 package io.pgvs3.spring.listener;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +28,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,6 +49,7 @@ class GracefulShutdownTests {
     private static final AtomicInteger runningJobs = new AtomicInteger();
     private static final Set<Integer> seenEvents = ConcurrentHashMap.newKeySet();
     private static volatile long jobMillis;
+    private static volatile boolean connectionsRefused;
 
     private final TestDatabase database = TestPostgres.get().newDatabase();
 
@@ -117,6 +123,36 @@ class GracefulShutdownTests {
     }
 
     @Test
+    void aStopWithNoConnectionToBeHadWaitsForOneNotOnePerHeldJob() {
+        jobMillis = 60_000;
+        ConfigurableApplicationContext app = new SpringApplicationBuilder(ShutdownApp.class).run(TestApps.properties(
+                database, "--pgvs3.handler.visibility-timeout=5m", "--pgvs3.handler.heartbeat-interval=1m",
+                "--pgvs3.handler.prefetch=8", "--pgvs3.listener.shutdown-timeout=300ms",
+                "--spring.datasource.hikari.connection-timeout=2000"));
+        JdbcTemplate observer = new JdbcTemplate(dataSource);
+        try {
+            JobTemplate template = app.getBean(JobTemplate.class);
+            for (int i = 0; i < 10; i++) {
+                template.enqueue("slow.job", i, JobOptions.queue("slow"));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> runningJobs.get() == 2 && observer.queryForObject(
+                    "SELECT count(*) FROM s3q_slow.jobs WHERE state = 'active'", Long.class) == 10);
+            // every connection now takes 2 s to fail, as a pool's wait does with the database gone
+            connectionsRefused = true;
+            long start = System.nanoTime();
+            app.close();
+            // ten held jobs: a release per job would wait 2 s each for a connection
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(12));
+            assertThat(observer.queryForObject("SELECT count(*) FROM s3q_slow.jobs WHERE state = 'active'",
+                    Long.class)).as("left to their leases").isEqualTo(10);
+        }
+        finally {
+            connectionsRefused = false;
+            app.close();
+        }
+    }
+
+    @Test
     void streamBatchesInFlightAreFinishedOrDeliveredAgain() {
         jobMillis = 0;
         ConfigurableApplicationContext first = start("--pgvs3.listener.shutdown-timeout=200ms");
@@ -170,9 +206,46 @@ class GracefulShutdownTests {
     @SpringBootApplication
     static class ShutdownApp {
 
+        /** The application's data source, made to refuse connections while {@code connectionsRefused}. */
+        @Bean
+        static BeanPostProcessor refusableConnections() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String name) {
+                    return bean instanceof HikariDataSource pool ? new RefusableDataSource(pool) : bean;
+                }
+            };
+        }
+
         @Bean
         Handlers handlers() {
             return new Handlers();
+        }
+    }
+
+    static final class RefusableDataSource extends DelegatingDataSource implements AutoCloseable {
+
+        RefusableDataSource(HikariDataSource pool) {
+            super(pool);
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            if (connectionsRefused) {
+                try {
+                    Thread.sleep(2_000);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new SQLTransientConnectionException("connection is not available, request timed out");
+            }
+            return super.getConnection();
+        }
+
+        @Override
+        public void close() {
+            ((HikariDataSource) getTargetDataSource()).close();
         }
     }
 
