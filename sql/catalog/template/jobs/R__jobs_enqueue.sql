@@ -25,6 +25,12 @@ LANGUAGE sql IMMUTABLE AS $fn$
                                  ELSE 'pgvs3.unique:' || @queue@ || ':' || p_unique_key END, 0)
 $fn$;
 
+-- Where a job's id is recorded: an id that carries this queue's id tag (@id_tag@, see V3__job_ids_carry_queue.sql;
+-- every id the server generates for this queue) gets no row in s3p.job_locator, since lookups by id find this queue
+-- from the id; its uniqueness is the job table's primary key here, and a probe of the locator refuses an id that a
+-- client already used in another queue. Any other id gets its locator row, whose primary key makes it unique across
+-- queues, after s3p.job_id_free_elsewhere checked the queue whose tag it may carry.
+
 -- Inserts jobs given as a JSON array of normalised specs (see JobStore). A job whose id already exists anywhere is
 -- skipped: its position is missing from the result. A spec with a unique key is checked first, under an advisory
 -- lock on the key held to commit, so concurrent enqueues of one key cannot both pass; the key is looked up in this
@@ -104,7 +110,9 @@ BEGIN
         WHERE s.ord <> ALL (v_skip)
     ), located AS (
         INSERT INTO s3p.job_locator (id, queue)
-        SELECT spec.id, @queue@ FROM spec ORDER BY spec.ord
+        SELECT spec.id, @queue@ FROM spec
+        WHERE s3p.job_id_tag(spec.id) IS DISTINCT FROM @id_tag@ AND s3p.job_id_free_elsewhere(spec.id, @queue@)
+        ORDER BY spec.ord
         ON CONFLICT DO NOTHING
         RETURNING id
     ), inserted AS (
@@ -115,8 +123,11 @@ BEGIN
                s.options, s.extra, s.priority, s.max_attempts, s.retry, s.timeout_ms, s.visibility_timeout_ms,
                CASE WHEN s.scheduled_at > now() THEN s.scheduled_at END, s.expires_at,
                coalesce(s.unique_key, md5(s.unique_parts::text)), s.workflow_id
-        FROM spec s JOIN located l ON l.id = s.id
+        FROM spec s
+        WHERE CASE WHEN s3p.job_id_tag(s.id) = @id_tag@ THEN NOT EXISTS (SELECT 1 FROM s3p.job_locator l WHERE l.id = s.id)
+                   ELSE EXISTS (SELECT 1 FROM located l WHERE l.id = s.id) END
         ORDER BY s.ord
+        ON CONFLICT (id) DO NOTHING
         RETURNING @schema@.envelope(j) AS job, j.id, j.type, j.state
     ), events AS (
         INSERT INTO s3p.job_events (type, queue, job_id, data)
@@ -145,7 +156,7 @@ $fn$;
 -- NULL (or a NULL element) the max_attempts of the job's policy, and the optional columns (timeouts, times) NULL for
 -- all. The caller knows everything else about the jobs, so nothing is read back: the result is the transaction's now(), which is created_at and enqueued_at of every
 -- job and decides which are scheduled, and whether this call notified the queue's channel. An id that already
--- exists anywhere fails the statement (unique violation on job_locator_pkey), so either all jobs are inserted or
+-- exists anywhere fails the statement (unique violation on job_locator_pkey or jobs_pkey), so either all jobs are inserted or
 -- none. p_rate sets the queue's rate limit like options.rate_limit.max_per_second of enqueue. p_notify when some job
 -- is available: 0 never, 1 always, 2 unless another transaction notifying this way has not yet ended (see
 -- enqueue_notify).
@@ -167,10 +178,14 @@ BEGIN
     END IF;
     WITH located AS (
         INSERT INTO s3p.job_locator (id, queue) SELECT l.id, @queue@ FROM unnest(p_ids) AS l(id)
+        WHERE s3p.job_id_tag(l.id) IS DISTINCT FROM @id_tag@ AND s3p.job_id_free_elsewhere(l.id, @queue@)
     ), inserted AS (
         INSERT INTO @schema@.jobs AS j (id, type, state, args, meta, options, extra, priority, max_attempts, retry,
                                         timeout_ms, visibility_timeout_ms, scheduled_at, expires_at)
-        SELECT s.id, s.type, CASE WHEN s.scheduled_at > now() THEN 'scheduled' ELSE 'available' END, s.args,
+        SELECT CASE WHEN s3p.job_id_tag(s.id) = @id_tag@
+                         AND EXISTS (SELECT 1 FROM s3p.job_locator l WHERE l.id = s.id) THEN s3p.job_id_taken(s.id)
+                    ELSE s.id END,
+               s.type, CASE WHEN s.scheduled_at > now() THEN 'scheduled' ELSE 'available' END, s.args,
                nullif(s.meta, 'null'), nullif(s.options, 'null'), nullif(s.extra, 'null'), coalesce(s.priority, 0),
                coalesce(s.max_attempts, CASE WHEN s.retry_idx IS NULL THEN v_max_attempts
                                              ELSE (p_retries -> s.retry_idx ->> 'max_attempts')::integer END),
@@ -239,11 +254,14 @@ BEGIN
         WHERE rate_limit_per_second IS DISTINCT FROM p_rate;
     END IF;
     WITH located AS (
-        INSERT INTO s3p.job_locator (id, queue) VALUES (p_id, @queue@)
+        INSERT INTO s3p.job_locator (id, queue) SELECT p_id, @queue@
+        WHERE s3p.job_id_tag(p_id) IS DISTINCT FROM @id_tag@ AND s3p.job_id_free_elsewhere(p_id, @queue@)
     ), inserted AS (
         INSERT INTO @schema@.jobs (id, type, state, args, meta, options, extra, priority, max_attempts, retry,
                                    timeout_ms, visibility_timeout_ms, scheduled_at, expires_at)
-        VALUES (p_id, p_type, v_state, p_args, p_meta, p_options, p_extra, p_priority, p_max_attempts, p_retry,
+        VALUES (CASE WHEN s3p.job_id_tag(p_id) = @id_tag@
+                      AND EXISTS (SELECT 1 FROM s3p.job_locator l WHERE l.id = p_id) THEN s3p.job_id_taken(p_id)
+                 ELSE p_id END, p_type, v_state, p_args, p_meta, p_options, p_extra, p_priority, p_max_attempts, p_retry,
                 p_timeout, p_visibility_timeout, CASE WHEN v_state = 'scheduled' THEN p_scheduled END, p_expires)
     )
     INSERT INTO s3p.job_events (type, queue, job_id, data)

@@ -123,9 +123,10 @@ BEGIN
         LIMIT p_limit
     ), deleted AS (
         DELETE FROM @schema@.jobs j USING old WHERE j.id = old.id RETURNING j.id
+    ), unlocated AS (
+        DELETE FROM s3p.job_locator l USING deleted d WHERE l.id = d.id
     )
-    DELETE FROM s3p.job_locator l USING deleted d WHERE l.id = d.id;
-    GET DIAGNOSTICS v_count = ROW_COUNT;
+    SELECT count(*) INTO v_count FROM deleted;
     v_total := v_total + v_count;
 
     WITH old AS (
@@ -134,9 +135,10 @@ BEGIN
         LIMIT p_limit
     ), deleted AS (
         DELETE FROM @schema@.jobs j USING old WHERE j.id = old.id RETURNING j.id
+    ), unlocated AS (
+        DELETE FROM s3p.job_locator l USING deleted d WHERE l.id = d.id
     )
-    DELETE FROM s3p.job_locator l USING deleted d WHERE l.id = d.id;
-    GET DIAGNOSTICS v_count = ROW_COUNT;
+    SELECT count(*) INTO v_count FROM deleted;
     RETURN v_total + v_count;
 END
 $fn$;

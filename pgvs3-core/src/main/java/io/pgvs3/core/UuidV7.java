@@ -19,6 +19,8 @@ public final class UuidV7 {
 
     private static final long RAND_B = 0x3FFFFFFFFFFFFFFFL;
 
+    private static final long TAG_LOW = 0xFFFFFFL;
+
     private UuidV7() {
     }
 
@@ -29,6 +31,24 @@ public final class UuidV7 {
         long msb = (millis << 16) | 0x7000L | randA;
         long lsb = (random.nextLong() & RAND_B) | 0x8000000000000000L;
         return new UUID(msb, lsb);
+    }
+
+    /**
+     * An id that carries a 32-bit tag in its bytes 9 to 12 (bits 55 to 24 of its low half): a job id carries its
+     * queue's tag (see {@code JobIds}). Still a UUIDv7 that sorts by its millisecond: 42 random bits remain, the 12 of
+     * {@code rand_a}, the 6 below the variant and the low 24.
+     */
+    public static UUID generateTagged(int tag) {
+        long millis = System.currentTimeMillis();
+        long random = RANDOM.get().nextLong();
+        long msb = (millis << 16) | 0x7000L | (random >>> 52);
+        long lsb = 0x8000000000000000L | (random & 0x3F00000000000000L) | ((tag & 0xFFFFFFFFL) << 24) | (random & TAG_LOW);
+        return new UUID(msb, lsb);
+    }
+
+    /** The 32-bit tag an id carries in its bytes 9 to 12 (see {@link #generateTagged(int)}); any UUID has one. */
+    public static int tag(UUID id) {
+        return (int) (id.getLeastSignificantBits() >>> 24);
     }
 
     /**

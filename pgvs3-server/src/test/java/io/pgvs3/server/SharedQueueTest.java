@@ -181,7 +181,7 @@ class SharedQueueTest extends ServerTestSupport {
                 .allSatisfy(object -> assertThat(object).matches("(class|proc|type) " + SCHEMA + "\\..+"));
         assertThat(created).contains("class " + SCHEMA + ".jobs", "class " + SCHEMA + ".stream_events");
         assertThat(dependentsOutsideTheSchema()).isEmpty();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = ?", Long.class, QUEUE))
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations() WHERE queue = ?", Long.class, QUEUE))
                 .isEqualTo(JOBS);
 
         Response deleted = http.delete("/ojs/v1/queues/" + QUEUE);
@@ -191,7 +191,7 @@ class SharedQueueTest extends ServerTestSupport {
         left.removeAll(before);
         assertThat(left).as("objects left after the delete").isEmpty();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.queues WHERE name = ?", Long.class, QUEUE)).isZero();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = ?", Long.class, QUEUE)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations() WHERE queue = ?", Long.class, QUEUE)).isZero();
         for (String id : List.of(enqueued.iterator().next(), acked.iterator().next())) {
             assertThat(http.get("/ojs/v1/jobs/" + id).status()).isEqualTo(404);
             assertThat(http.post("/ojs/v1/workers/ack", Map.of("job_id", id)).status()).isEqualTo(404);

@@ -36,8 +36,8 @@ public record Cluster(String name, DataSource dataSource, QueueCatalog catalog, 
 
     public static final String DEFAULT = "default";
 
-    /** Whether the job's id is in this cluster's job locator (ids are unique within one catalog only). */
-    static final String LOCATE_SQL = "SELECT EXISTS (SELECT 1 FROM s3p.job_locator WHERE id = ?)";
+    /** Whether this cluster holds the job: its locator, or the queue its id carries (ids are unique within one catalog only). */
+    static final String LOCATE_SQL = "SELECT s3p.job_exists(?)";
 
     public Cluster {
         Objects.requireNonNull(name, "name");

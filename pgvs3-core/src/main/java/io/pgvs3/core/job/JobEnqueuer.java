@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.notify.LocalWakeUps;
@@ -63,7 +62,7 @@ final class JobEnqueuer {
         Set<String> ids = new HashSet<>();
         List<String> jobIds = new ArrayList<>(jobs.size());
         for (NewJob job : jobs) {
-            String id = job.id() != null ? job.id() : UuidV7.generate().toString();
+            String id = job.id() != null ? job.id() : JobIds.generate(job.queue()).toString();
             if (!ids.add(id)) {
                 throw JobErrors.duplicate(id);
             }

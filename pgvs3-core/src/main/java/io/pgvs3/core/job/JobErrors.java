@@ -66,7 +66,8 @@ final class JobErrors {
                     + (existing != null ? ": " + existing : ""),
                     existing != null ? Map.of("existing_job_id", existing) : Map.of(), ex);
         }
-        return unstorableText(ex);
+        // an id that exists in the queue its tag names (see s3p.job_id_free_elsewhere) is refused, not skipped
+        return ofInsert(ex);
     }
 
     /**

@@ -70,7 +70,7 @@ public class WorkflowStore {
                 }
             }
             ObjectNode spec = specs.addObject();
-            spec.set("spec", jobs.spec(node.job(), UuidV7.generate().toString(), 1));
+            spec.set("spec", jobs.spec(node.job(), JobIds.generate(node.job().queue()).toString(), 1));
             spec.put("queue", node.job().queue().value());
             ArrayNode deps = spec.putArray("depends_on");
             dependsOn.forEach(deps::add);
@@ -84,7 +84,7 @@ public class WorkflowStore {
                 throw Pgvs3Exception.invalidRequest("callbacks are on_success, on_failure and on_complete", "callbacks");
             }
             ObjectNode callback = callbackSpecs.putObject(when);
-            callback.set("spec", jobs.spec(job, UuidV7.generate().toString(), 1));
+            callback.set("spec", jobs.spec(job, JobIds.generate(job.queue()).toString(), 1));
             callback.put("queue", job.queue().value());
         });
         String view = jdbc.queryForObject(CREATE_SQL, String.class, UuidV7.generate(), type, name, specs.toString(), callbackSpecs.toString());

@@ -138,7 +138,7 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
             assertThatThrownBy(() -> store.enqueue(unique)).isInstanceOfSatisfying(Pgvs3Exception.class,
                     ex -> assertThat(ex.code()).isEqualTo(ErrorCode.INVALID_REQUEST)).hasMessageContaining("'args'");
         }
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = 'envelopes-huge-request'",
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations() WHERE queue = 'envelopes-huge-request'",
                 Long.class)).isZero();
     }
 
@@ -188,7 +188,7 @@ class JobEnqueueEnvelopeTest extends JobStoreTestSupport {
                 .hasMessageContaining(message);
         assertThatThrownBy(() -> store.enqueue(NewJob.builder("envelope.bad").queue("envelopes-bad-args").args(args)
                 .build())).isInstanceOf(Pgvs3Exception.class).hasMessageContaining(message);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = 'envelopes-bad-args'",
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations() WHERE queue = 'envelopes-bad-args'",
                 Long.class)).isZero();
     }
 

@@ -51,7 +51,7 @@ class HostileInputTest extends ServerTestSupport {
                 assertThat(reply.json().path("error").path("retryable").booleanValue()).isFalse();
             }
         }
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.crons", Long.class)).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.workflows", Long.class)).isZero();
         assertThat(http.get("/ojs/v1/queues").json().path("queues").size()).isZero();
@@ -145,7 +145,7 @@ class HostileInputTest extends ServerTestSupport {
         assertThat(response.status()).as(response.toString()).isEqualTo(400);
         assertThat(response.json().path("error").path("message").stringValue()).contains("'a'", "step name");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.workflows", Long.class)).isZero();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isZero();
     }
 
     @Test
@@ -165,7 +165,7 @@ class HostileInputTest extends ServerTestSupport {
         }
         Response huge = http.post("/ojs/v1/jobs", "{\"type\":\"t\",\"args\":[1e999999]}");
         assertThat(huge.status()).as(huge.toString()).isEqualTo(400);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isEqualTo(1);
     }
 
     @Test
@@ -194,6 +194,6 @@ class HostileInputTest extends ServerTestSupport {
         // refused by Spring Security's firewall (400) or by Spring MVC (405): either way the OJS error body
         assertThat(method.status()).as(method.toString()).isIn(400, 405);
         assertThat(method.isOjsError()).isTrue();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isZero();
     }
 }

@@ -100,7 +100,7 @@ class SlowClientTest extends ServerTestSupport {
         }
         assertThat(timedOut).isEqualTo(STALLED_BODIES);
         assertThat(System.nanoTime() - opened).isGreaterThan(TimeUnit.SECONDS.toNanos(5));
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isZero();
     }
 
     @Test
@@ -130,7 +130,7 @@ class SlowClientTest extends ServerTestSupport {
         assertThat(reply.toString()).startsWith("HTTP/1.1 408").contains("\"code\":\"request_timeout\"");
         // each byte came well within the 6 s connection timeout: only the 10 s body deadline ends it
         assertThat(elapsed).isBetween(9L, 20L);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isZero();
     }
 
     @Test
@@ -156,7 +156,7 @@ class SlowClientTest extends ServerTestSupport {
         chunks.setSoTimeout(30_000);
         reply = new String(readAll(chunks.getInputStream()), StandardCharsets.UTF_8);
         assertThat(reply).startsWith("HTTP/1.1 201").contains("slow.pieces");
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isEqualTo(2);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isEqualTo(2);
     }
 
     private void stall(String partialRequest) throws IOException {

@@ -93,7 +93,7 @@ class JobBadInputTest extends ServerTestSupport {
             assertThat(response.status()).as("%s -> %s", path, response).isBetween(400, 499);
         }
         assertThat(http.delete("/ojs/v1/jobs/not-a-uuid").status()).isEqualTo(404);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isZero();
     }
 
     @Test

@@ -45,7 +45,7 @@ class JobRoutesTest extends ServerTestSupport {
             assertThat(response.errorCode()).as(body).isNotBlank();
             assertThat(response.json().path("error").path("retryable").asBoolean(true)).as(body).isFalse();
         }
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_events", Long.class)).isZero();
     }
 
@@ -55,7 +55,7 @@ class JobRoutesTest extends ServerTestSupport {
         Response response = http.post("/ojs/v1/jobs", big);
         assertThat(response.status()).isEqualTo(413);
         assertThat(response.errorCode()).isEqualTo("payload_too_large");
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isZero();
     }
 
     @Test

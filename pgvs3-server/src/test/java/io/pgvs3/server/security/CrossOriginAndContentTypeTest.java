@@ -31,7 +31,7 @@ class CrossOriginAndContentTypeTest extends ServerTestSupport {
     }
 
     int jobs() {
-        return jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Integer.class);
+        return jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Integer.class);
     }
 
     @Test

@@ -60,7 +60,7 @@ class TokenAuthenticationTest extends ServerTestSupport {
     }
 
     int jobs() {
-        return jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Integer.class);
+        return jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Integer.class);
     }
 
     @Test

@@ -319,8 +319,8 @@ class ClusterRoutingTests {
                 OjsClient.mapper().readTree("{\"type\":\"report\",\"args\":[],\"queue\":\"orders-cron\"}"));
         first.update("UPDATE s3p.crons SET next_run_at = now() - interval '1 second' WHERE name = 'nightly-orders'");
         await().atMost(Duration.ofSeconds(10)).until(() -> second.queryForObject(
-                "SELECT count(*) FROM s3p.job_locator WHERE queue = 'orders-cron'", Long.class) == 1);
-        assertThat(first.queryForObject("SELECT count(*) FROM s3p.job_locator WHERE queue = 'orders-cron'",
+                "SELECT count(*) FROM s3p.job_locations() WHERE queue = 'orders-cron'", Long.class) == 1);
+        assertThat(first.queryForObject("SELECT count(*) FROM s3p.job_locations() WHERE queue = 'orders-cron'",
                 Long.class)).isZero();
     }
 
@@ -377,7 +377,7 @@ class ClusterRoutingTests {
     }
 
     private static String located(JdbcTemplate jdbc, String id) {
-        List<String> queues = jdbc.queryForList("SELECT queue FROM s3p.job_locator WHERE id = ?::uuid", String.class,
+        List<String> queues = jdbc.queryForList("SELECT queue FROM s3p.job_locations() WHERE id = ?::uuid", String.class,
                 id);
         return queues.isEmpty() ? null : queues.get(0);
     }
