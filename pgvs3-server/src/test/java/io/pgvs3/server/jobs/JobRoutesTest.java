@@ -69,6 +69,29 @@ class JobRoutesTest extends ServerTestSupport {
     }
 
     @Test
+    void aGeneratedIdIsFoundWithoutALocatorRowAndCannotBeReusedInAnotherQueue() {
+        String id = http.post("/ojs/v1/jobs", Map.of("type", "a.b", "args", List.of(), "options", Map.of("queue", "ids-a")))
+                .json().path("job").path("id").asString();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isZero();
+        assertThat(http.get("/ojs/v1/jobs/" + id).json().path("job").path("queue").asString()).isEqualTo("ids-a");
+
+        Response copy = http.post("/ojs/v1/jobs", Map.of("id", id, "type", "a.b", "args", List.of(2),
+                "options", Map.of("queue", "ids-b")));
+        assertThat(copy.status()).isEqualTo(409);
+        assertThat(copy.errorCode()).isEqualTo("duplicate");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.job_locations()", Long.class)).isEqualTo(1);
+
+        Response fetched = http.post("/ojs/v1/workers/fetch", Map.of("queues", List.of("ids-a"), "worker_id", "w1"));
+        assertThat(fetched.json().path("jobs").get(0).path("id").asString()).isEqualTo(id);
+        assertThat(http.post("/ojs/v1/workers/ack", Map.of("job_id", id, "worker_id", "w1")).status()).isEqualTo(200);
+        String cancelled = http.post("/ojs/v1/jobs", Map.of("type", "a.b", "args", List.of(),
+                "options", Map.of("queue", "ids-a"))).json().path("job").path("id").asString();
+        Response cancel = http.delete("/ojs/v1/jobs/" + cancelled);
+        assertThat(cancel.status()).isEqualTo(200);
+        assertThat(http.get("/ojs/v1/jobs/" + cancelled).json().path("job").path("state").asString()).isEqualTo("cancelled");
+    }
+
+    @Test
     void aLeaseThatExpiresIsHandedToAnotherWorkerAndTheLateAckIsRefused() throws Exception {
         String id = http.post("/ojs/v1/jobs", Map.of("type", "a.b", "args", List.of(), "options", Map.of("queue", "lease")))
                 .json().path("job").path("id").asString();
