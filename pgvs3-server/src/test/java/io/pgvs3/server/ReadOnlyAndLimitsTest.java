@@ -25,10 +25,10 @@ class ReadOnlyAndLimitsTest extends ServerTestSupport {
 
     @Test
     void theWorkerFetchAndAckAreForbidden() {
-        jdbc.queryForObject("SELECT s3p.ensure_queue_schema('guarded-work')", String.class);
+        jdbc.queryForObject("SELECT s3p.ensure_queue_schema('guarded')", String.class);
         for (String accept : new String[] { "application/json", "application/json, */*" }) {
             OjsClient client = http.withHeader("Accept", accept);
-            Response fetch = client.post("/ojs/v1/workers/fetch", "{\"queues\":[\"guarded-work\"]}");
+            Response fetch = client.post("/ojs/v1/workers/fetch", "{\"queues\":[\"guarded\"]}");
             assertThat(fetch.status()).as(accept).isEqualTo(403);
             assertThat(fetch.errorCode()).isEqualTo("forbidden");
             FoundationHttpTest.assertErrorBody(fetch);
