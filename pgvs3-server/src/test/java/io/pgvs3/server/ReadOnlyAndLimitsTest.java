@@ -1,5 +1,6 @@
 package io.pgvs3.server;
 
+import io.pgvs3.test.OjsClient;
 import io.pgvs3.test.OjsClient.Response;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +21,21 @@ class ReadOnlyAndLimitsTest extends ServerTestSupport {
         assertThat(delete.errorCode()).isEqualTo("forbidden");
         FoundationHttpTest.assertErrorBody(delete);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM s3p.queues", Integer.class)).isEqualTo(1);
+    }
+
+    @Test
+    void theWorkerFetchAndAckAreForbidden() {
+        jdbc.queryForObject("SELECT s3p.ensure_queue_schema('guarded')", String.class);
+        for (String accept : new String[] { "application/json", "application/json, */*" }) {
+            OjsClient client = http.withHeader("Accept", accept);
+            Response fetch = client.post("/ojs/v1/workers/fetch", "{\"queues\":[\"guarded\"]}");
+            assertThat(fetch.status()).as(accept).isEqualTo(403);
+            assertThat(fetch.errorCode()).isEqualTo("forbidden");
+            FoundationHttpTest.assertErrorBody(fetch);
+            Response ack = client.post("/ojs/v1/workers/ack", "{\"job_id\":\"x\"}");
+            assertThat(ack.status()).as(accept).isEqualTo(403);
+            assertThat(ack.errorCode()).isEqualTo("forbidden");
+        }
     }
 
     @Test

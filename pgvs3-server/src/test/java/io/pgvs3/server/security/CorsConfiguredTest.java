@@ -43,6 +43,20 @@ class CorsConfiguredTest extends ServerTestSupport {
     }
 
     @Test
+    void aWorkerFetchFromTheConfiguredOriginGetsTheSameCorsHeadersWhateverItAccepts() {
+        OjsClient ops = http.withHeader("Origin", "https://ops.example").withBearer(TOKEN);
+        Response direct = ops.withHeader("Accept", "application/json").postRaw("/ojs/v1/workers/fetch",
+                "{\"queues\":[\"cors-work\"]}", "application/json");
+        Response viaMvc = ops.withHeader("Accept", "application/json, */*").postRaw("/ojs/v1/workers/fetch",
+                "{\"queues\":[\"cors-work\"]}", "application/json");
+        assertThat(direct.status()).as(direct.toString()).isEqualTo(200);
+        assertThat(direct.header("Access-Control-Allow-Origin")).isEqualTo("https://ops.example");
+        assertThat(direct.headers().map().keySet()).isEqualTo(viaMvc.headers().map().keySet());
+        assertThat(direct.headers().allValues("Vary")).isEqualTo(viaMvc.headers().allValues("Vary"));
+        assertThat(direct.text()).isEqualTo(viaMvc.text());
+    }
+
+    @Test
     void anotherOriginIsRefused() {
         Response preflight = http.withHeader("Origin", "https://evil.example")
                 .withHeader("Access-Control-Request-Method", "POST")

@@ -8,6 +8,8 @@ import io.pgvs3.spring.metrics.Pgvs3Metrics;
 import io.pgvs3.spring.support.Pgvs3JsonMapper;
 import io.pgvs3.spring.web.jobs.CronController;
 import io.pgvs3.spring.web.jobs.DeadLetterController;
+import io.pgvs3.spring.web.jobs.DirectWorkerRouteAdapter;
+import io.pgvs3.spring.web.jobs.DirectWorkerRoutes;
 import io.pgvs3.spring.web.jobs.JobController;
 import io.pgvs3.spring.web.jobs.JobEventController;
 import io.pgvs3.spring.web.jobs.JobEventStreamController;
@@ -17,7 +19,9 @@ import io.pgvs3.spring.web.jobs.WorkflowController;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -38,6 +42,19 @@ class Pgvs3JobsWebConfiguration {
     @ConditionalOnMissingBean
     WorkerController pgvs3WorkerController(ClusterRouter router) {
         return new WorkerController(router);
+    }
+
+    /** Fetch and ack served without MVC's argument resolution and converters; see {@link DirectWorkerRoutes}. */
+    @Bean
+    @ConditionalOnBooleanProperty(name = "pgvs3.http.direct-worker-routes", matchIfMissing = true)
+    DirectWorkerRoutes pgvs3DirectWorkerRoutes(ApplicationContext context) {
+        return DirectWorkerRoutes.of(context);
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty(name = "pgvs3.http.direct-worker-routes", matchIfMissing = true)
+    DirectWorkerRouteAdapter pgvs3DirectWorkerRouteAdapter(DirectWorkerRoutes routes) {
+        return new DirectWorkerRouteAdapter(routes.mapper());
     }
 
     @Bean

@@ -44,6 +44,11 @@ public class JsonBodyGuard extends RequestBodyAdviceAdapter {
         return body;
     }
 
+    /** Refuses {@code body} as {@link #afterBodyRead} does, for a route that reads its body without a converter. */
+    public static void checkBody(JsonNode body) {
+        check(body, "$", 0);
+    }
+
     static void check(JsonNode node, String where, int depth) {
         if (depth > MAX_DEPTH) {
             throw refuse("the request body nests deeper than " + MAX_DEPTH + " levels", where);

@@ -26,8 +26,10 @@ final class JobRoutesApp {
     private static JobRoutesApp shared;
 
     private final OjsClient http;
+    private final ConfigurableApplicationContext context;
 
     private JobRoutesApp(ConfigurableApplicationContext context) {
+        this.context = context;
         this.http = OjsClient.forPort(((WebServerApplicationContext) context).getWebServer().getPort());
     }
 
@@ -42,6 +44,10 @@ final class JobRoutesApp {
 
     OjsClient http() {
         return http;
+    }
+
+    ConfigurableApplicationContext context() {
+        return context;
     }
 
     /** Enqueues a job of {@code type} on {@code queue} with {@code options} besides the queue; answers its id. */
