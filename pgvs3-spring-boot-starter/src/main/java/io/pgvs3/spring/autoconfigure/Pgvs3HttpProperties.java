@@ -25,6 +25,12 @@ public class Pgvs3HttpProperties {
      */
     private Duration bodyReadTimeout = Duration.ofSeconds(30);
 
+    /**
+     * Whether worker fetch and ack are answered without Spring MVC's argument resolution and message converters when
+     * nothing the application configured changes their answers (see docs/jobs.md, "Jobs over HTTP").
+     */
+    private boolean directWorkerRoutes = true;
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -63,5 +69,13 @@ public class Pgvs3HttpProperties {
 
     public void setBodyReadTimeout(Duration bodyReadTimeout) {
         this.bodyReadTimeout = bodyReadTimeout;
+    }
+
+    public boolean isDirectWorkerRoutes() {
+        return directWorkerRoutes;
+    }
+
+    public void setDirectWorkerRoutes(boolean directWorkerRoutes) {
+        this.directWorkerRoutes = directWorkerRoutes;
     }
 }
