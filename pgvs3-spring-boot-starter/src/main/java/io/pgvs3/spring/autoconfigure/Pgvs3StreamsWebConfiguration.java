@@ -94,8 +94,8 @@ class Pgvs3StreamsWebConfiguration {
     @Bean
     @ConditionalOnMissingBean
     StreamConsumersController pgvs3StreamConsumersController(ClusterRouter router, ClusterLongPolls longPolls,
-            Pgvs3Properties properties) {
-        return new StreamConsumersController(router, longPolls, properties.getStreams().getMaxWait());
+            Pgvs3Properties properties, Pgvs3JsonMapper json) {
+        return new StreamConsumersController(router, longPolls, properties.getStreams().getMaxWait(), json.mapper());
     }
 
     @Bean

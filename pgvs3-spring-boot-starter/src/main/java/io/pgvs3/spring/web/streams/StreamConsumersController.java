@@ -13,7 +13,9 @@ import io.pgvs3.core.json.JsonFields;
 import io.pgvs3.core.stream.ReceiveTarget;
 import io.pgvs3.core.stream.StreamStore;
 import io.pgvs3.core.stream.Subscription;
+import jakarta.servlet.http.HttpServletRequest;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -40,11 +42,23 @@ public class StreamConsumersController {
     private final ClusterRouter router;
     private final ClusterLongPolls longPolls;
     private final Duration maxWait;
+    private final LongPollAnswers answers;
 
+    /** Long-polls answer through Spring MVC's async dispatch. */
     public StreamConsumersController(ClusterRouter router, ClusterLongPolls longPolls, Duration maxWait) {
+        this(router, longPolls, maxWait, null);
+    }
+
+    /**
+     * Long-polls answer on the thread that found their answer, written with {@code mapper} (the one Spring MVC
+     * writes the other answers with); see {@link LongPollAnswers}.
+     */
+    public StreamConsumersController(ClusterRouter router, ClusterLongPolls longPolls, Duration maxWait,
+            JsonMapper mapper) {
         this.router = router;
         this.longPolls = longPolls;
         this.maxWait = maxWait;
+        this.answers = new LongPollAnswers(mapper);
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/consumers")
@@ -78,7 +92,8 @@ public class StreamConsumersController {
     }
 
     @PostMapping("/ojs/v1/queues/{queue}/receive")
-    public DeferredResult<Map<String, Object>> receive(@PathVariable String queue, @RequestBody JsonNode body) {
+    public DeferredResult<Map<String, Object>> receive(@PathVariable String queue, @RequestBody JsonNode body,
+            HttpServletRequest request) {
         JsonFields.object(body);
         QueueName name = QueueName.of(queue);
         String consumer = StreamRequests.name(JsonFields.requiredString(body, "consumer"), "consumer");
@@ -113,7 +128,10 @@ public class StreamConsumersController {
                                 && wrapped.getCause() != null ? wrapped.getCause() : failure);
                     }
                     else {
-                        result.setResult(StreamViews.batch(batch));
+                        Map<String, Object> view = StreamViews.batch(batch);
+                        if (!answers.write(request, result, view)) {
+                            result.setResult(view);
+                        }
                     }
                 });
         return result;
