@@ -34,10 +34,8 @@ BEGIN
             RETURNING i.n, CASE WHEN p_rows THEN j END AS acked, j.id, j.type, j.attempt, j.worker_id, j.workflow_id,
                       j.result, floor(extract(epoch FROM j.completed_at - j.started_at) * 1000)::bigint AS duration_ms
         ), events AS (
-            INSERT INTO s3p.job_events (type, queue, job_id, data)
-            SELECT 'job.completed', @queue@, c.id,
-                   jsonb_build_object('job_id', c.id, 'job_type', c.type, 'queue', @queue@, 'state', 'completed',
-                                      'attempt', c.attempt, 'worker_id', c.worker_id, 'duration_ms', c.duration_ms)
+            INSERT INTO s3p.job_events (type, queue, job_id, job_type, state, attempt, worker_id, duration_ms)
+            SELECT 'job.completed', @queue@, c.id, c.type, 'completed', c.attempt, c.worker_id, c.duration_ms
             FROM completed c
         )
         SELECT c.n, c.acked, c.id, c.workflow_id, c.result FROM completed c

@@ -174,10 +174,8 @@ BEGIN
         WHERE j.ctid = ANY (v_ids)
         RETURNING j.*
     ), events AS (
-        INSERT INTO s3p.job_events (type, queue, job_id, data)
-        SELECT 'job.started', @queue@, c.id, jsonb_build_object('job_id', c.id, 'job_type', c.type, 'queue', @queue@,
-                                                                 'state', c.state, 'attempt', c.attempt,
-                                                                 'worker_id', p_worker)
+        INSERT INTO s3p.job_events (type, queue, job_id, job_type, state, attempt, worker_id)
+        SELECT 'job.started', @queue@, c.id, c.type, c.state, c.attempt, p_worker
         FROM claimed c
     )
     SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.seq;

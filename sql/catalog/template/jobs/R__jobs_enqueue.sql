@@ -130,9 +130,8 @@ BEGIN
         ON CONFLICT (id) DO NOTHING
         RETURNING @schema@.envelope(j) AS job, j.id, j.type, j.state
     ), events AS (
-        INSERT INTO s3p.job_events (type, queue, job_id, data)
-        SELECT 'job.enqueued', @queue@, i.id, jsonb_build_object('job_id', i.id, 'job_type', i.type, 'queue', @queue@,
-                                                                  'state', i.state, 'attempt', 0)
+        INSERT INTO s3p.job_events (type, queue, job_id, job_type, state, attempt)
+        SELECT 'job.enqueued', @queue@, i.id, i.type, i.state, 0
         FROM inserted i
     )
     SELECT s.ord, i.job, true FROM inserted i JOIN spec s ON s.id = i.id ORDER BY s.ord;
@@ -201,9 +200,8 @@ BEGIN
         ORDER BY s.n
         RETURNING j.id, j.type, j.state
     )
-    INSERT INTO s3p.job_events (type, queue, job_id, data)
-    SELECT 'job.enqueued', @queue@, e.job_id, to_jsonb(e)
-    FROM (SELECT i.id AS job_id, i.type AS job_type, @queue@::text AS queue, i.state, 0 AS attempt FROM inserted i) e;
+    INSERT INTO s3p.job_events (type, queue, job_id, job_type, state, attempt)
+    SELECT 'job.enqueued', @queue@, i.id, i.type, i.state, 0 FROM inserted i;
     enqueue_time := now();
     notified := false;
     -- the notification slot of enqueue_notify, inline: a nested PL/pgSQL call costs a few microseconds per enqueue
@@ -264,9 +262,8 @@ BEGIN
                  ELSE p_id END, p_type, v_state, p_args, p_meta, p_options, p_extra, p_priority, p_max_attempts, p_retry,
                 p_timeout, p_visibility_timeout, CASE WHEN v_state = 'scheduled' THEN p_scheduled END, p_expires)
     )
-    INSERT INTO s3p.job_events (type, queue, job_id, data)
-    SELECT 'job.enqueued', @queue@, p_id, to_jsonb(e)
-    FROM (SELECT p_id AS job_id, p_type AS job_type, @queue@::text AS queue, v_state AS state, 0 AS attempt) e;
+    INSERT INTO s3p.job_events (type, queue, job_id, job_type, state, attempt)
+    VALUES ('job.enqueued', @queue@, p_id, p_type, v_state, 0);
     enqueue_time := now();
     notified := false;
     -- the notification slot of enqueue_notify, inline: a nested PL/pgSQL call costs a few microseconds per enqueue

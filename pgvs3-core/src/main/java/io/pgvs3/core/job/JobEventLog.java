@@ -26,18 +26,25 @@ public class JobEventLog {
      */
     public static final int FILTER_SCAN = 5_000;
 
-    static final String EVENTS_SQL = "SELECT id, occurred_at, type, queue, job_id::text, data::text FROM s3p.job_events"
-            + " WHERE id > ? ORDER BY id LIMIT ?";
+    /**
+     * An event's data object: the events every job records keep their fields in columns, and the object is built here
+     * (see V4__job_events_typed_columns.sql); any other event holds it whole.
+     */
+    static final String DATA = "s3p.job_event_data(type, queue, job_id, data, job_type, state, attempt, worker_id,"
+            + " duration_ms)::text";
+
+    static final String EVENTS_SQL = "SELECT id, occurred_at, type, queue, job_id::text, " + DATA
+            + " FROM s3p.job_events WHERE id > ? ORDER BY id LIMIT ?";
 
     // The page stops pulling events once it has its limit, so a filter that matches the events right after the cursor
     // reads only those. A page short of its limit is followed by one row without an event that says how many events
     // after the cursor the page looked at (up to the bound) and the last of them, read again from the primary key.
     static final String FILTERED_EVENTS_SQL = "WITH page AS ("
-            + "SELECT e.id, e.occurred_at, e.type, e.queue, e.job_id, e.data"
+            + "SELECT e.id, e.occurred_at, e.type, e.queue, e.job_id, " + DATA + " AS data"
             + " FROM (SELECT * FROM s3p.job_events WHERE id > ? ORDER BY id LIMIT ?) e"
             + " WHERE (cardinality(?::text[]) = 0 OR e.type = ANY (?::text[]))"
             + " AND (cardinality(?::text[]) = 0 OR e.queue = ANY (?::text[])) ORDER BY e.id LIMIT ?)"
-            + " SELECT id, occurred_at, type, queue, job_id::text, data::text, NULL::bigint AS last_id,"
+            + " SELECT id, occurred_at, type, queue, job_id::text, data, NULL::bigint AS last_id,"
             + " NULL::bigint AS scanned FROM page"
             + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, max(s.id), count(*)"
             + " FROM (SELECT id FROM s3p.job_events WHERE id > ? ORDER BY id LIMIT ?) s"

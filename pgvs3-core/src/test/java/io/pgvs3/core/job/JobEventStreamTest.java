@@ -69,7 +69,7 @@ class JobEventStreamTest extends JobStoreTestSupport {
 
         List<ReceivedMessage> received = drain("orders.events", "audit");
         List<Map<String, Object>> events = jdbc.queryForList(
-                "SELECT id::text AS eid, type, data::text AS data, occurred_at FROM s3p.job_events"
+                "SELECT id::text AS eid, type, " + JobEventLog.DATA + " AS data, occurred_at FROM s3p.job_events"
                         + " WHERE queue = 'orders' AND id > ? ORDER BY id", mark);
         assertThat(received).extracting(ReceivedMessage::id).containsExactlyElementsOf(
                 events.stream().map(e -> (String) e.get("eid")).toList());
