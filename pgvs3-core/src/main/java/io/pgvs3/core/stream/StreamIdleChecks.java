@@ -1,11 +1,13 @@
 package io.pgvs3.core.stream;
 
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +75,26 @@ public class StreamIdleChecks {
                     + "WHERE b.start_tick >= c.tick OR b.end_tick > c.tick) "
                     + "AND NOT " + APPENDED_SINCE_M);
 
+    /** The floor tick every queue starts with (the first number of its tick sequence). */
+    static final long FLOOR_TICK = 1;
+
+    /**
+     * The queues, of an array of schemas (numbered from 1), that were never appended to and never ticked past their
+     * floor tick, with the statement's snapshot. Both are sequences, read without a transaction's view
+     * ({@code pg_sequence_last_value} is null until a first {@code nextval}): no table of the queues is opened and
+     * the statement is the same for every queue. The snapshot is taken before the sequences are read, so an append
+     * that it does not show drew its sequence number after it, and is found by a probe from it as a mark.
+     */
+    private static final String NEVER_APPENDED = "SELECT q.i::int, pg_current_snapshot()::text "
+            + "FROM unnest(?::text[]) WITH ORDINALITY AS q(schema, i) "
+            + "WHERE to_regclass(format('%I.stream_seq', q.schema)) IS NOT NULL "
+            + "AND pg_sequence_last_value(to_regclass(format('%I.stream_seq', q.schema))) IS NULL "
+            + "AND pg_sequence_last_value(to_regclass(format('%I.stream_tick_seq', q.schema))) = " + FLOOR_TICK;
+
+    /** One target's part of the subscription check of never appended queues: its row number when subscribed. */
+    private static final QueueStatement TARGET_SUBSCRIBED = QueueStatement.of(
+            "SELECT {row} FROM {stream_subscriptions} s WHERE s.consumer = ?");
+
     private final JdbcTemplate jdbc;
     private final QueueCatalog catalog;
 
@@ -113,6 +135,11 @@ public class StreamIdleChecks {
      * the newest tick's range, no batch of the consumer reaches past that tick, and no event committed after that
      * tick's snapshot is visible. Any other target (more to hand out, an outstanding batch, a range in progress,
      * an unknown consumer or queue) is left out: only a receive can tell, and answer, for it.
+     * <p>
+     * Queues never appended to (their event sequence never drawn from) are told apart first, all in one statement that
+     * reads two sequences per queue and opens none of its tables; for them only the subscription is looked up. The
+     * statement over the cursors, ticks, batches and log, planned on every call and opening some 25 relations per
+     * queue, is left to the others.
      */
     public Map<ReceiveTarget, MarkedBatch> idle(Collection<ReceiveTarget> targets) {
         List<ReceiveTarget> distinct = new ArrayList<>();
@@ -123,16 +150,51 @@ public class StreamIdleChecks {
             }
         }
         Map<ReceiveTarget, MarkedBatch> idle = new HashMap<>();
-        inChunks(distinct, (target, row) -> TARGET_IDLE.in(target.queue().schema(), row), ReceiveTarget::consumer,
+        List<ReceiveTarget> appended = new ArrayList<>();
+        Map<ReceiveTarget, AppendMark> neverAppended = neverAppended(distinct, appended);
+        inChunks(new ArrayList<>(neverAppended.keySet()), (target, row) -> TARGET_SUBSCRIBED.in(
+                target.queue().schema(), row), ReceiveTarget::consumer,
+                (target, rs) -> idle.put(target, new MarkedBatch(
+                        new StreamBatch(null, FLOOR_TICK, FLOOR_TICK, List.of()), neverAppended.get(target))),
+                // a queue dropped meanwhile: its receive answers for itself, and so do the others of the chunk
+                chunk -> {
+                });
+        inChunks(appended, (target, row) -> TARGET_IDLE.in(target.queue().schema(), row), ReceiveTarget::consumer,
                 (target, rs) -> {
                     long tick = rs.getLong(2);
                     idle.put(target, new MarkedBatch(new StreamBatch(null, tick, tick, List.of()),
                             new AppendMark(target.queue(), rs.getString(3))));
                 },
-                // a queue dropped meanwhile: its receive answers for itself, and so do the others of the chunk
                 chunk -> {
                 });
         return idle;
+    }
+
+    /**
+     * The targets whose queue was never appended to, each with the mark to wait from: their consumer has nothing
+     * to receive if it is subscribed (its cursor can only stand at the floor tick, and no batch exists). The others
+     * go to {@code appended}, for the check that reads the queue's tables.
+     */
+    private Map<ReceiveTarget, AppendMark> neverAppended(List<ReceiveTarget> targets, List<ReceiveTarget> appended) {
+        Map<ReceiveTarget, AppendMark> never = new LinkedHashMap<>();
+        if (targets.isEmpty()) {
+            return never;
+        }
+        String[] schemas = targets.stream().map(target -> target.queue().schema()).toArray(String[]::new);
+        jdbc.query(connection -> {
+            PreparedStatement statement = connection.prepareStatement(NEVER_APPENDED);
+            statement.setArray(1, connection.createArrayOf("text", schemas));
+            return statement;
+        }, rs -> {
+            ReceiveTarget target = targets.get(rs.getInt(1) - 1);
+            never.put(target, new AppendMark(target.queue(), rs.getString(2)));
+        });
+        for (ReceiveTarget target : targets) {
+            if (!never.containsKey(target)) {
+                appended.add(target);
+            }
+        }
+        return never;
     }
 
     /**

@@ -145,6 +145,62 @@ class StreamIdleTest extends StreamTestSupport {
         }
     }
 
+    @Test
+    void aNeverAppendedQueueIsCheckedWithoutOpeningItsLogCursorsTicksOrBatches() throws Exception {
+        String queue = "idle-fresh";
+        streams.subscribe(queue, "c", null);
+        ReceiveTarget target = new ReceiveTarget(QueueName.of(queue), "c", null);
+        ReceiveTarget stranger = new ReceiveTarget(QueueName.of(queue), "nobody", null);
+        MarkedBatch idle;
+        List<String> opened;
+        try (Connection connection = dataSource.getConnection()) {
+            // in one transaction, so that every relation the check planned or read is still locked at its end
+            connection.setAutoCommit(false);
+            StreamIdleChecks checks = new StreamIdleChecks(
+                    new JdbcTemplate(new SingleConnectionDataSource(connection, true)), catalog);
+            Map<ReceiveTarget, MarkedBatch> found = checks.idle(List.of(target, stranger));
+            assertThat(found).containsOnlyKeys(target);
+            idle = found.get(target);
+            opened = new JdbcTemplate(new SingleConnectionDataSource(connection, true)).queryForList(
+                    "SELECT c.relname::text FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                            + "WHERE l.pid = pg_backend_pid() AND c.relnamespace = ?::regnamespace ORDER BY 1",
+                    String.class, "\"s3q_" + queue + "\"");
+            connection.rollback();
+        }
+        assertThat(opened).isNotEmpty().allSatisfy(relation -> assertThat(relation)
+                .matches("stream_subscriptions.*|stream_seq|stream_tick_seq"));
+        StreamBatch received = streams.receive(queue, "c", null, 10);
+        assertThat(received.isEmpty()).isTrue();
+        assertThat(idle.batch().startTick()).isEqualTo(received.startTick());
+        assertThat(idle.batch().endTick()).isEqualTo(received.endTick());
+
+        // an append after the check is caught by its mark, and the queue is then checked as any other
+        assertThat(streams.appendedSince(List.of(idle.mark()))).isEmpty();
+        append(queue, "t", "{}");
+        assertThat(streams.appendedSince(List.of(idle.mark()))).containsExactly(idle.mark());
+        assertThat(idleOne(target)).isNull();
+    }
+
+    @Test
+    void anAppendRolledBackBeforeTheCheckLeavesTheQueueToTheFullCheck() throws Exception {
+        String queue = "idle-rolled-back";
+        streams.subscribe(queue, "c", null);
+        ReceiveTarget target = new ReceiveTarget(QueueName.of(queue), "c", null);
+        try (Connection open = dataSource.getConnection()) {
+            open.setAutoCommit(false);
+            try (Statement statement = open.createStatement()) {
+                statement.execute("SELECT * FROM \"s3q_" + queue + "\".stream_append(ARRAY['id-1'], ARRAY['t'], "
+                        + "ARRAY['{}'], NULL, false)");
+            }
+            open.rollback();
+        }
+        MarkedBatch idle = idleOne(target);
+        assertThat(idle).isNotNull();
+        StreamBatch received = streams.receive(queue, "c", null, 10);
+        assertThat(received.isEmpty()).isTrue();
+        assertThat(idle.batch().startTick()).isEqualTo(received.startTick());
+    }
+
     private static MarkedBatch idleOne(ReceiveTarget target) {
         return streams.idle(List.of(target)).get(target);
     }
