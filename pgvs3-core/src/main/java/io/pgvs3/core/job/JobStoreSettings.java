@@ -10,14 +10,14 @@ import java.time.Duration;
  * @param deadLetterRetention how long dead-lettered jobs are kept
  * @param eventRetention how long lifecycle events are kept
  * @param maxAckBatch most acks completed in one statement and commit when acks arrive concurrently (1 turns grouping off)
- * @param ackFlushers most ack batches in flight at once
+ * @param ackFlushers most ack batches in flight at once; acks that arrive meanwhile wait and share the next commit
  * @param maintenanceBatch most jobs per queue and kind each maintenance pass handles
  */
 public record JobStoreSettings(Duration defaultVisibilityTimeout, Duration retention, Duration deadLetterRetention,
         Duration eventRetention, int maxAckBatch, int ackFlushers, int maintenanceBatch) {
 
     public static final JobStoreSettings DEFAULTS = new JobStoreSettings(Duration.ofSeconds(30), Duration.ofHours(1),
-            Duration.ofDays(7), Duration.ofHours(1), 256, 4, 1000);
+            Duration.ofDays(7), Duration.ofHours(1), 256, 1, 1000);
 
     public JobStoreSettings {
         if (defaultVisibilityTimeout == null || defaultVisibilityTimeout.isNegative() || defaultVisibilityTimeout.isZero()) {

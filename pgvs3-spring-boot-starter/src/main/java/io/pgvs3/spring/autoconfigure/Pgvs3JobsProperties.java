@@ -24,8 +24,8 @@ public class Pgvs3JobsProperties {
     /** Most concurrent acks completed in one shared commit; 1 turns grouping off. */
     private int maxAckBatch = 256;
 
-    /** Most ack batches in flight at once. */
-    private int ackFlushers = 4;
+    /** Most ack batches in flight at once; acks that arrive meanwhile wait and share the next commit. */
+    private int ackFlushers = 1;
 
     /** Most jobs per queue and kind of work one maintenance pass handles. */
     private int maintenanceBatch = 1000;
