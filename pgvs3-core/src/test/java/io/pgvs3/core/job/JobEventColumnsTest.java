@@ -10,7 +10,6 @@ import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.CatalogMigrator;
 import io.pgvs3.core.catalog.QueueCatalog;
 import io.pgvs3.test.TestPostgres;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -79,16 +78,11 @@ class JobEventColumnsTest extends JobStoreTestSupport {
     void anUpgradedCatalogReadsItsOldEventsAndStreamsItsNewOnesWhole() {
         HikariDataSource old = TestPostgres.get().newDatabase().newDataSource(3);
         try {
-            Flyway.configure(getClass().getClassLoader()).dataSource(old).schemas("s3p").defaultSchema("s3p")
-                    .createSchemas(true).table("flyway_schema_history").locations("classpath:catalog-before-v3")
-                    .load().migrate();
-            JdbcTemplate oldJdbc = new JdbcTemplate(old);
+            JdbcTemplate oldJdbc = catalogBeforeV3(old);
             oldJdbc.queryForObject("SELECT s3p.ensure_queue_schema('upgraded')", String.class);
             oldJdbc.queryForObject("SELECT s3p.ensure_queue_schema('upgraded-events')", String.class);
             oldJdbc.queryForObject("SELECT s3p.set_job_event_stream('upgraded', 'upgraded-events')", String.class);
-            UUID oldId = UuidV7.generate();
-            oldJdbc.queryForList("SELECT * FROM \"s3q_upgraded\".enqueue_job(?, 'old.job', '[]', NULL, NULL, NULL, 0, 3,"
-                    + " '{}', NULL, NULL, NULL, NULL, NULL, 0)", oldId);
+            UUID oldId = enqueueBeforeV3(oldJdbc, "upgraded");
 
             new CatalogMigrator(old).migrate();
 

@@ -12,7 +12,6 @@ import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.core.error.ErrorCode;
 import io.pgvs3.core.error.Pgvs3Exception;
 import io.pgvs3.test.TestPostgres;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -108,14 +107,9 @@ class JobIdsTest extends JobStoreTestSupport {
         HikariDataSource old = TestPostgres.get().newDatabase().newDataSource(3);
         try {
             // the catalog as the version before carrying tags made it, with a queue and a job in it
-            Flyway.configure(getClass().getClassLoader()).dataSource(old).schemas("s3p").defaultSchema("s3p")
-                    .createSchemas(true).table("flyway_schema_history").locations("classpath:catalog-before-v3")
-                    .load().migrate();
-            JdbcTemplate oldJdbc = new JdbcTemplate(old);
+            JdbcTemplate oldJdbc = catalogBeforeV3(old);
             oldJdbc.queryForObject("SELECT s3p.ensure_queue_schema('upgraded')", String.class);
-            UUID oldId = UuidV7.generate();
-            oldJdbc.queryForList("SELECT * FROM \"s3q_upgraded\".enqueue_job(?, 'old.job', '[]', NULL, NULL, NULL, 0, 3, '{}',"
-                    + " NULL, NULL, NULL, NULL, NULL, 0)", oldId);
+            UUID oldId = enqueueBeforeV3(oldJdbc, "upgraded");
             assertThat(oldJdbc.queryForObject("SELECT count(*) FROM s3p.job_locator", Long.class)).isEqualTo(1);
 
             new CatalogMigrator(old).migrate();

@@ -3,6 +3,7 @@ package io.pgvs3.core.job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -10,9 +11,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.core.UuidV7;
 import io.pgvs3.core.catalog.CatalogMigrator;
 import io.pgvs3.core.catalog.QueueCatalog;
+import io.pgvs3.core.catalog.QueueName;
 import io.pgvs3.test.TestPostgres;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -89,5 +93,24 @@ abstract class JobStoreTestSupport {
         finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Migrates a new database to the catalog as it was before job ids carried their queue (the frozen copy under
+     * {@code catalog-before-v3}), for tests that upgrade it.
+     */
+    protected static JdbcTemplate catalogBeforeV3(HikariDataSource dataSource) {
+        Flyway.configure(JobStoreTestSupport.class.getClassLoader()).dataSource(dataSource).schemas("s3p")
+                .defaultSchema("s3p").createSchemas(true).table("flyway_schema_history")
+                .locations("classpath:catalog-before-v3").load().migrate();
+        return new JdbcTemplate(dataSource);
+    }
+
+    /** Enqueues a job of type {@code old.job} through that catalog's own function, as its code did. */
+    protected static UUID enqueueBeforeV3(JdbcTemplate jdbc, String queue) {
+        UUID id = UuidV7.generate();
+        jdbc.queryForList("SELECT * FROM \"" + QueueName.of(queue).schema() + "\".enqueue_job(?, 'old.job', '[]', NULL,"
+                + " NULL, NULL, 0, 3, '{}', NULL, NULL, NULL, NULL, NULL, 0)", id);
+        return id;
     }
 }
