@@ -1,6 +1,5 @@
 package io.pgvs3.core.stream;
 
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -87,9 +86,10 @@ public class StreamIdleChecks {
      */
     private static final String NEVER_APPENDED = "SELECT q.i::int, pg_current_snapshot()::text "
             + "FROM unnest(?::text[]) WITH ORDINALITY AS q(schema, i) "
-            + "WHERE to_regclass(format('%I.stream_seq', q.schema)) IS NOT NULL "
-            + "AND pg_sequence_last_value(to_regclass(format('%I.stream_seq', q.schema))) IS NULL "
-            + "AND pg_sequence_last_value(to_regclass(format('%I.stream_tick_seq', q.schema))) = " + FLOOR_TICK;
+            + "CROSS JOIN LATERAL (SELECT to_regclass(format('%I.stream_seq', q.schema)) AS events, "
+            + "to_regclass(format('%I.stream_tick_seq', q.schema)) AS ticks) s "
+            + "WHERE s.events IS NOT NULL AND pg_sequence_last_value(s.events) IS NULL "
+            + "AND pg_sequence_last_value(s.ticks) = " + FLOOR_TICK;
 
     /** One target's part of the subscription check of never appended queues: its row number when subscribed. */
     private static final QueueStatement TARGET_SUBSCRIBED = QueueStatement.of(
@@ -150,8 +150,8 @@ public class StreamIdleChecks {
             }
         }
         Map<ReceiveTarget, MarkedBatch> idle = new HashMap<>();
-        List<ReceiveTarget> appended = new ArrayList<>();
-        Map<ReceiveTarget, AppendMark> neverAppended = neverAppended(distinct, appended);
+        Map<ReceiveTarget, AppendMark> neverAppended = neverAppended(distinct);
+        List<ReceiveTarget> appended = distinct.stream().filter(target -> !neverAppended.containsKey(target)).toList();
         inChunks(new ArrayList<>(neverAppended.keySet()), (target, row) -> TARGET_SUBSCRIBED.in(
                 target.queue().schema(), row), ReceiveTarget::consumer,
                 (target, rs) -> idle.put(target, new MarkedBatch(
@@ -173,27 +173,19 @@ public class StreamIdleChecks {
     /**
      * The targets whose queue was never appended to, each with the mark to wait from: their consumer has nothing
      * to receive if it is subscribed (its cursor can only stand at the floor tick, and no batch exists). The others
-     * go to {@code appended}, for the check that reads the queue's tables.
+     * are left to the check that reads the queue's tables.
      */
-    private Map<ReceiveTarget, AppendMark> neverAppended(List<ReceiveTarget> targets, List<ReceiveTarget> appended) {
+    private Map<ReceiveTarget, AppendMark> neverAppended(List<ReceiveTarget> targets) {
         Map<ReceiveTarget, AppendMark> never = new LinkedHashMap<>();
         if (targets.isEmpty()) {
             return never;
         }
         String[] schemas = targets.stream().map(target -> target.queue().schema()).toArray(String[]::new);
-        jdbc.query(connection -> {
-            PreparedStatement statement = connection.prepareStatement(NEVER_APPENDED);
-            statement.setArray(1, connection.createArrayOf("text", schemas));
-            return statement;
-        }, rs -> {
-            ReceiveTarget target = targets.get(rs.getInt(1) - 1);
-            never.put(target, new AppendMark(target.queue(), rs.getString(2)));
-        });
-        for (ReceiveTarget target : targets) {
-            if (!never.containsKey(target)) {
-                appended.add(target);
-            }
-        }
+        jdbc.query(NEVER_APPENDED,
+                statement -> statement.setArray(1, statement.getConnection().createArrayOf("text", schemas)), rs -> {
+                    ReceiveTarget target = targets.get(rs.getInt(1) - 1);
+                    never.put(target, new AppendMark(target.queue(), rs.getString(2)));
+                });
         return never;
     }
 
