@@ -33,40 +33,76 @@ $fn$;
 -- Acknowledges a batch: true when acked now, false when it was acked before. The group cursor moves over every
 -- contiguous acked batch from its position; a batch acked out of order is only marked until the ones before it are.
 -- A batch that stopped inside its range moves the cursor to its last event in that range.
+-- What stream_lock_batch, stream_cursor and stream_batch_end answer is written out here: the cursor, whether the
+-- consumer is subscribed and whether the batch is acked are one statement under the ack lock, and a batch's end is
+-- computed in place. As function calls they were a statement each around their queries, several times the queries'
+-- cost, on every ack.
 CREATE OR REPLACE FUNCTION @schema@.stream_ack(p_batch_id bigint)
 RETURNS boolean
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
-    v_batch  @schema@.stream_batches;
-    v_next   @schema@.stream_batches;
-    v_cursor record;
-    v_pos    record;
+    v_batch    @schema@.stream_batches;
+    v_next     @schema@.stream_batches;
+    v_cur_tick bigint;
+    v_cur_seq  bigint;
+    v_sub      boolean;
+    v_acked    boolean;
+    v_tick     bigint;
+    v_seq      bigint;
+    v_range    bigint;
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(@schema@.stream_rotation_key());
-    v_batch := @schema@.stream_lock_batch(p_batch_id);
-    IF v_batch.batch_id IS NULL OR EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = p_batch_id) THEN
+    SELECT * INTO v_batch FROM @schema@.stream_batches b WHERE b.batch_id = p_batch_id LIMIT 1;
+    IF FOUND THEN
+        PERFORM pg_advisory_xact_lock(@schema@.stream_ack_key(v_batch.sub_id));
+        -- read after the lock is held: every ack of this consumer before it has committed
+        SELECT c.tick, c.seq,
+               EXISTS (SELECT 1 FROM @schema@.stream_subscriptions s WHERE s.sub_id = v_batch.sub_id) AS subscribed,
+               EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = p_batch_id) AS acked
+        INTO v_cur_tick, v_cur_seq, v_sub, v_acked
+        FROM (SELECT 1) one
+        LEFT JOIN LATERAL (SELECT c.tick, c.seq FROM @schema@.stream_cursors c WHERE c.sub_id = v_batch.sub_id
+                           ORDER BY c.id DESC LIMIT 1) c ON true;
+        IF v_batch.complete THEN
+            v_tick := v_batch.end_tick;
+            v_seq := 0;
+        ELSE
+            v_tick := v_batch.start_tick;
+            v_seq := upper(v_batch.seqs) - 1;
+            v_range := v_batch.end_tick;
+        END IF;
+    END IF;
+    -- missing, released by unsubscribe, passed by the cursor, or marked acked: acked before, or never issued
+    IF v_batch.batch_id IS NULL OR NOT v_sub OR (v_tick, v_seq) <= (v_cur_tick, v_cur_seq) OR v_acked THEN
         IF @schema@.stream_batch_issued(p_batch_id) THEN
             RETURN false;
         END IF;
         RAISE EXCEPTION 'batch % does not exist', p_batch_id USING ERRCODE = 'S3404';
     END IF;
-    SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_batch.sub_id);
-    IF (v_batch.start_tick, v_batch.after_seq) <> (v_cursor.tick, v_cursor.seq) THEN
-        INSERT INTO @schema@.stream_acks (part, batch_id) VALUES (@schema@.stream_meta_part(), p_batch_id);
+    IF (v_batch.start_tick, v_batch.after_seq) <> (v_cur_tick, v_cur_seq) THEN
+        INSERT INTO @schema@.stream_acks (part, batch_id)
+        VALUES ((SELECT (e.last_value % 2)::smallint FROM @schema@.stream_meta_epoch e), p_batch_id);
         RETURN true;
     END IF;
-    SELECT * INTO v_pos FROM @schema@.stream_batch_end(v_batch);
     LOOP
         SELECT * INTO v_next FROM @schema@.stream_batches b
-        WHERE b.sub_id = v_batch.sub_id AND b.start_tick = v_pos.tick AND b.after_seq = v_pos.seq
+        WHERE b.sub_id = v_batch.sub_id AND b.start_tick = v_tick AND b.after_seq = v_seq
           AND EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = b.batch_id)
         LIMIT 1;
         EXIT WHEN NOT FOUND;
-        SELECT * INTO v_pos FROM @schema@.stream_batch_end(v_next);
+        IF v_next.complete THEN
+            v_tick := v_next.end_tick;
+            v_seq := 0;
+            v_range := NULL;
+        ELSE
+            v_tick := v_next.start_tick;
+            v_seq := upper(v_next.seqs) - 1;
+            v_range := v_next.end_tick;
+        END IF;
     END LOOP;
     INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick, seq, range_end)
-    VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_batch.sub_id, v_pos.tick, v_pos.seq,
-            v_pos.range_end);
+    VALUES ((SELECT (e.last_value % 2)::smallint FROM @schema@.stream_meta_epoch e),
+            nextval('@schema@.stream_cursor_seq'), v_batch.sub_id, v_tick, v_seq, v_range);
     RETURN true;
 END
 $fn$;

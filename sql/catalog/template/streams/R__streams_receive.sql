@@ -9,7 +9,9 @@ INSERT INTO s3p.queue_templates (part, position, body) VALUES ('streams.receive'
 -- else to the nearest newer tick, and a tick is made only when there is none newer and new events are visible, and
 -- never inside a transaction that has written (its snapshot would count its own rows) or that does not take a fresh
 -- snapshot per statement. A range holding more than p_max events is handed out in batches of p_max, in sequence
--- order. An empty result has a null batch_id and no message columns.
+-- order. An empty result has a null batch_id and no message columns. A batch's rows come in storage order, not
+-- sorted: StreamDelivery puts them in sequence order (a sort of 1,000 whole rows here cost about as much as reading
+-- them; the client finds them in order already whenever one append wrote them, and sorts the rest).
 -- p_acked is a batch of the consumer that the caller acks later in the same transaction (stream_ack_receive): it
 -- counts as acked already, so the member gets the batch after it instead of the same one again; null otherwise.
 -- With p_rows false only the batch is allocated (stream_allocate): one row, its id and ticks, no message columns.
@@ -26,7 +28,10 @@ DECLARE
                           AND current_setting('transaction_isolation') = 'read committed';
     v_sub      bigint;
     v_cursor   record;
-    v_pos      record;
+    v_pos_tick  bigint;
+    v_pos_seq   bigint;
+    v_pos_range bigint;
+    v_last     record;
     v_start    bigint;
     v_end      bigint;
     v_near     bigint;
@@ -54,9 +59,21 @@ BEGIN
     END IF;
     -- Two passes at most. The first is a read-only fast path: idle polls take no lock beyond the shared one and write
     -- nothing. The second reads the same again under the consumer lock, before allocating.
+    -- Each pass reads the cursor, the member's outstanding batch and the consumer's newest batch in one statement
+    -- (what stream_cursor, stream_active_batch and stream_next_position answer, written out): called as functions,
+    -- each was a statement of its own around its query, and those wrappers cost several times their queries.
     LOOP
-        SELECT * INTO v_cursor FROM @schema@.stream_cursor(v_sub);
-        v_batch := @schema@.stream_active_batch(v_sub, v_member, v_cursor.tick, v_cursor.seq);
+        SELECT c.tick, c.seq, c.range_end,
+               (SELECT m.batch_id
+                FROM (SELECT b.batch_id FROM @schema@.stream_batches b
+                      WHERE b.sub_id = v_sub AND b.member = v_member AND (b.start_tick, b.after_seq) >= (c.tick, c.seq)
+                      ORDER BY b.start_tick DESC, b.after_seq DESC
+                      LIMIT 1) m
+                WHERE NOT EXISTS (SELECT 1 FROM @schema@.stream_acks a WHERE a.batch_id = m.batch_id)) AS active
+        INTO v_cursor
+        FROM (SELECT c.tick, c.seq, c.range_end FROM @schema@.stream_cursors c WHERE c.sub_id = v_sub
+              ORDER BY c.id DESC LIMIT 1) c;
+        v_batch := v_cursor.active;
         IF v_batch IS NOT NULL AND v_batch IS DISTINCT FROM p_acked THEN
             IF p_rows THEN
                 RETURN QUERY SELECT * FROM @schema@.stream_batch_messages(v_batch);
@@ -67,11 +84,27 @@ BEGIN
             END IF;
             RETURN;
         END IF;
-        SELECT * INTO v_pos FROM @schema@.stream_next_position(v_sub, v_cursor.tick, v_cursor.seq, v_cursor.range_end);
-        v_start := v_pos.tick;
+        -- where the next batch starts: the end of the newest batch (stream_batch_end), or the cursor when further
+        SELECT b.start_tick, b.end_tick, b.seqs, b.complete INTO v_last FROM @schema@.stream_batches b
+        WHERE b.sub_id = v_sub ORDER BY b.start_tick DESC, b.after_seq DESC LIMIT 1;
+        v_pos_tick := v_cursor.tick;
+        v_pos_seq := v_cursor.seq;
+        v_pos_range := v_cursor.range_end;
+        IF FOUND THEN
+            IF v_last.complete AND (v_last.end_tick, 0) > (v_cursor.tick, v_cursor.seq) THEN
+                v_pos_tick := v_last.end_tick;
+                v_pos_seq := 0;
+                v_pos_range := NULL;
+            ELSIF NOT v_last.complete AND (v_last.start_tick, upper(v_last.seqs) - 1) > (v_cursor.tick, v_cursor.seq) THEN
+                v_pos_tick := v_last.start_tick;
+                v_pos_seq := upper(v_last.seqs) - 1;
+                v_pos_range := v_last.end_tick;
+            END IF;
+        END IF;
+        v_start := v_pos_tick;
         EXIT WHEN v_locked;
 
-        IF v_pos.range_end IS NULL THEN
+        IF v_pos_range IS NULL THEN
             SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
             IF v_end <= v_start THEN
                 SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
@@ -91,10 +124,10 @@ BEGIN
     END LOOP;
     SELECT t.snapshot, t.max_seq INTO v_from, v_from_seq FROM @schema@.stream_ticks t WHERE t.tick_id = v_start LIMIT 1;
 
-    IF v_pos.range_end IS NOT NULL THEN
+    IF v_pos_range IS NOT NULL THEN
         -- the rest of a range a batch before stopped in: the same two snapshots, the events after its last one
-        v_end := v_pos.range_end;
-        v_after := v_pos.seq;
+        v_end := v_pos_range;
+        v_after := v_pos_seq;
     ELSE
         SELECT max(t.tick_id) INTO v_end FROM @schema@.stream_ticks t;
         IF v_end <= v_start AND v_can_tick THEN
@@ -116,7 +149,7 @@ BEGIN
         v_after := 0;
     END IF;
     SELECT t.snapshot, t.max_seq INTO v_to, v_to_seq FROM @schema@.stream_ticks t WHERE t.tick_id = v_end LIMIT 1;
-    IF v_pos.range_end IS NOT NULL THEN
+    IF v_pos_range IS NOT NULL THEN
         v_located := @schema@.stream_located(v_start, v_end);
     ELSIF v_to_seq - v_from_seq > p_max THEN
         -- A range whose sequence numbers are more than p_max (stream_end_tick found no tick that fits, so this is
@@ -135,7 +168,7 @@ BEGIN
     ELSE
         SELECT d.seqs, d.more INTO v_seqs, v_more FROM @schema@.stream_diff_ranges(v_from, v_to, v_after, p_max) d;
     END IF;
-    IF v_more AND v_pos.range_end IS NULL AND NOT v_located THEN
+    IF v_more AND v_pos_range IS NULL AND NOT v_located THEN
         -- the nearest newer tick may hold a range that fits when the estimated one does not; when it does not
         -- either, its first p_max events are the batch and the next receives continue in that range
         SELECT min(t.tick_id) INTO v_near FROM @schema@.stream_ticks t WHERE t.tick_id > v_start;
@@ -154,7 +187,7 @@ BEGIN
 
     IF isempty(v_seqs) THEN
         -- nothing for this consumer up to the range's end: the cursor moves there unless batches are outstanding
-        IF (v_pos.tick, v_pos.seq) = (v_cursor.tick, v_cursor.seq) THEN
+        IF (v_pos_tick, v_pos_seq) = (v_cursor.tick, v_cursor.seq) THEN
             INSERT INTO @schema@.stream_cursors (part, id, sub_id, tick)
             VALUES (@schema@.stream_meta_part(), nextval('@schema@.stream_cursor_seq'), v_sub, v_end);
         END IF;
@@ -165,14 +198,15 @@ BEGIN
 
     v_batch := nextval('@schema@.stream_batch_seq');
     INSERT INTO @schema@.stream_batches (part, batch_id, sub_id, member, start_tick, end_tick, seqs, after_seq, complete)
-    VALUES (@schema@.stream_meta_part(), v_batch, v_sub, v_member, v_start, v_end, v_seqs, v_pos.seq, NOT v_more);
+    VALUES ((SELECT (e.last_value % 2)::smallint FROM @schema@.stream_meta_epoch e), v_batch, v_sub, v_member, v_start,
+            v_end, v_seqs, v_pos_seq, NOT v_more);
     IF NOT p_rows THEN
         RETURN QUERY SELECT v_batch, v_start, v_end, NULL::bigint, NULL::text, NULL::text, NULL::json, NULL::jsonb,
                             NULL::integer, NULL::timestamptz;
         RETURN;
     END IF;
     -- The rows: the same two txid ranges scanned again (bounded by the range, not by what the segment holds), the
-    -- batch's own numbers kept, straight into the result, as a member's read takes them. Carrying whole rows through
+    -- batch's own numbers kept, straight into the result, unsorted, as a member's read takes them. Carrying whole rows through
     -- the first scan cost more: an array of composite values built and unnested again, or a CTE joined to the batch's
     -- insert.
     IF v_located THEN
@@ -182,14 +216,12 @@ BEGIN
         END IF;
         RETURN QUERY
         SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
-        FROM @schema@.stream_located_rows(v_loc.tids_0, v_loc.tids_1, v_loc.tids_2, v_seqs) e
-        ORDER BY e.seq;
+        FROM @schema@.stream_located_rows(v_loc.tids_0, v_loc.tids_1, v_loc.tids_2, v_seqs) e;
         RETURN;
     END IF;
     RETURN QUERY
     SELECT v_batch, v_start, v_end, e.seq, e.event_id, e.type, e.payload, e.headers, e.retry_count, e.created_at
-    FROM @schema@.stream_batch_rows(v_from, v_to, v_seqs) e
-    ORDER BY e.seq;
+    FROM @schema@.stream_batch_rows(v_from, v_to, v_seqs) e;
 END
 $fn$;
 
@@ -275,18 +307,17 @@ BEGIN
             RETURN QUERY
             SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
                    e.headers, e.retry_count, e.created_at
-            FROM @schema@.stream_located_rows(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2, v_batch.seqs) e
-            ORDER BY e.seq;
+            FROM @schema@.stream_located_rows(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2, v_batch.seqs) e;
             RETURN;
         END IF;
     END IF;
-    SELECT t.snapshot INTO v_from FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick LIMIT 1;
-    SELECT t.snapshot INTO v_to FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick LIMIT 1;
+    SELECT (SELECT t.snapshot FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.start_tick LIMIT 1),
+           (SELECT t.snapshot FROM @schema@.stream_ticks t WHERE t.tick_id = v_batch.end_tick LIMIT 1)
+    INTO v_from, v_to;
     RETURN QUERY
     SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
            e.headers, e.retry_count, e.created_at
-    FROM @schema@.stream_batch_rows(v_from, v_to, v_batch.seqs) e
-    ORDER BY e.seq;
+    FROM @schema@.stream_batch_rows(v_from, v_to, v_batch.seqs) e;
 END
 $fn$;
 

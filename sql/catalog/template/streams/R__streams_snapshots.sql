@@ -286,7 +286,8 @@ LANGUAGE sql STABLE AS $fn$
     SELECT e.* FROM @schema@.stream_events e WHERE e.segment = 2 AND e.ctid = ANY (p_tids_2) AND e.seq <@ p_seqs
 $fn$;
 
--- The messages of one batch, read back by its fixed sequence numbers within its tick range; none when it does not
+-- The messages of one batch, read back by its fixed sequence numbers within its tick range, unsorted (as
+-- stream_receive returns them); none when it does not
 -- exist.
 CREATE OR REPLACE FUNCTION @schema@.stream_batch_messages(p_batch_id bigint)
 RETURNS TABLE (batch_id bigint, start_tick bigint, end_tick bigint, seq bigint, event_id text, type text,
@@ -309,8 +310,7 @@ BEGIN
             RETURN QUERY
             SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
                    e.headers, e.retry_count, e.created_at
-            FROM @schema@.stream_located_rows(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2, v_batch.seqs) e
-            ORDER BY e.seq;
+            FROM @schema@.stream_located_rows(v_tids.tids_0, v_tids.tids_1, v_tids.tids_2, v_batch.seqs) e;
             RETURN;
         END IF;
     END IF;
@@ -319,8 +319,7 @@ BEGIN
     RETURN QUERY
     SELECT v_batch.batch_id, v_batch.start_tick, v_batch.end_tick, e.seq, e.event_id, e.type, e.payload,
            e.headers, e.retry_count, e.created_at
-    FROM @schema@.stream_batch_rows(v_from, v_to, v_batch.seqs) e
-    ORDER BY e.seq;
+    FROM @schema@.stream_batch_rows(v_from, v_to, v_batch.seqs) e;
 END
 $fn$;
 

@@ -64,7 +64,7 @@ class StreamMemberAllocationTest extends StreamTestSupport {
             try (Statement statement = reader.createStatement()) {
                 statement.execute("SET lock_timeout = '10s'");
                 try (ResultSet rs = statement.executeQuery(
-                        "SELECT event_id FROM s3q_memberread.stream_batch_read(" + batchId + ")")) {
+                        "SELECT event_id FROM s3q_memberread.stream_batch_read(" + batchId + ") ORDER BY seq")) {
                     while (rs.next()) {
                         read.add(rs.getString(1));
                     }

@@ -393,8 +393,9 @@ class StreamLongPollTests {
             // the woken receive on the lane found the receive's functions compiled and most of their statements
             // planned by the warm-up; the one on a pooled connection planned them all then
             assertThat(warmAttempt.compiledBefore).isTrue();
-            assertThat(coldAttempt.planned).isGreaterThanOrEqualTo(30);
-            assertThat(warmAttempt.planned * 2).isLessThan(coldAttempt.planned);
+            assertThat(coldAttempt.planned).isGreaterThanOrEqualTo(25);
+            // the statements up to the tick (more than ten) were planned by the warm-up, not by the woken receive
+            assertThat(warmAttempt.planned).isLessThan(coldAttempt.planned - 10);
             assertThat(warmAttempt.thread).startsWith("pgvs3-long-poll-lane-");
             assertThat(coldAttempt.thread).doesNotStartWith("pgvs3-long-poll-lane-");
             // the warm-up left nothing behind: one tick made by the woken receive, one batch, no other cursor row
