@@ -166,6 +166,10 @@ public class StreamLongPoll implements AutoCloseable {
             // registered before the first look, so that whatever that look does not see is notified or probed
             registrations.computeIfAbsent(queue.value(), key -> hub.listen(channel, () -> wakeAll(key)));
         }
+        if (lane != null && target != null) {
+            // in the order waiters arrive: their first looks end in no fixed order
+            lane.reserve(queue.value());
+        }
         waiter.timeout = timer.schedule(() -> {
             waiter.expired = true;
             wake(waiter, false);

@@ -24,7 +24,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * connection would mostly pay it.
  * <p>
  * At most {@code maxQueues} queues are warmed, in the order their waiters first waited: each costs the
- * connection's backend its plans and relation cache entries (2 to 4 MB). Wake-ups go ahead of warm-ups, and only one
+ * connection's backend its plans and relation cache entries (about 2 MB). A queue's place is taken when its first
+ * waiter registers ({@link #reserve}), not when that waiter's first look ends: first looks end in no fixed order
+ * (checks of up to 100 waiters run side by side, a look that receives takes longer than one that checks), and the
+ * places went to whichever queues' looks ended first. Wake-ups go ahead of warm-ups, and only one
  * wake-up is queued or running at a time: another goes to the long-poll's workers, as do wake-ups of queues not
  * warmed (yet). Statements run on the lane's connection by binding it to the lane's thread for the data source, so
  * the store's {@code JdbcTemplate} uses it (in auto-commit, as on any pooled connection).
@@ -37,8 +40,10 @@ final class WakeLane implements AutoCloseable {
     private final Consumer<ReceiveTarget> warmUp;
     private final int maxQueues;
     private final LongPollWorkers thread = new LongPollWorkers(1, "pgvs3-long-poll-lane-");
-    /** Queues warmed on the connection, or queued to be. */
+    /** Queues that have a place on the lane: warmed, queued to be, or waiting for their first look to end. */
     private final Set<String> taken = ConcurrentHashMap.newKeySet();
+    /** Queues warmed on the connection, or queued to be. */
+    private final Set<String> submitted = ConcurrentHashMap.newKeySet();
     private final Set<String> warmed = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean wakeUnderWay = new AtomicBoolean();
     /** Only the lane's thread uses it, and {@link #close} once that thread has ended. */
@@ -50,10 +55,20 @@ final class WakeLane implements AutoCloseable {
         this.maxQueues = maxQueues;
     }
 
-    /** Queues a warm-up of the target's queue, unless it is warmed (or queued) already or the lane is full. */
+    /** Takes a place on the lane for the queue of a waiter that registers, unless the lane is full. */
+    void reserve(String queue) {
+        if (taken.size() < maxQueues) {
+            taken.add(queue);
+        }
+    }
+
+    /**
+     * Queues a warm-up of the target's queue if it has a place on the lane ({@link #reserve}) and is not warmed (or
+     * queued) already.
+     */
     void warm(ReceiveTarget target) {
         String queue = target.queue().value();
-        if (taken.size() >= maxQueues || !taken.add(queue)) {
+        if (!taken.contains(queue) || !submitted.add(queue)) {
             return;
         }
         thread.submit(true, () -> {
@@ -67,6 +82,7 @@ final class WakeLane implements AutoCloseable {
                 }
             }, false);
             if (!done || !warmed.contains(queue)) {
+                submitted.remove(queue);
                 taken.remove(queue);
             }
         });
@@ -98,6 +114,7 @@ final class WakeLane implements AutoCloseable {
     /** A dropped queue's warm state is gone with its functions. */
     void forget(String queue) {
         warmed.remove(queue);
+        submitted.remove(queue);
         taken.remove(queue);
     }
 
@@ -142,8 +159,9 @@ final class WakeLane implements AutoCloseable {
         }
         if (connection != null) {
             closeConnection();
+            // the queues keep their places, and are warmed again after their waiters' next looks
             warmed.clear();
-            taken.clear();
+            submitted.clear();
         }
         connection = dataSource.getConnection();
         return connection;

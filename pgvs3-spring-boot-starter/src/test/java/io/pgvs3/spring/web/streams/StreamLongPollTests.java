@@ -406,6 +406,56 @@ class StreamLongPollTests {
         }
     }
 
+    @Test
+    void theLaneWarmsTheQueuesOfTheFirstWaitersWhicheverFirstLookEndsFirst() throws Exception {
+        String first = subscribed("lplanefirst");
+        String second = subscribed("lplanesecond");
+        CountDownLatch firstChecking = new CountDownLatch(1);
+        CountDownLatch secondChecked = new CountDownLatch(1);
+        // the first waiter's check ends after the second's, and after the second's warm-up would have been queued
+        Checks checks = new Checks(targets -> {
+            boolean ofFirst = targets.stream().anyMatch(target -> target.queue().value().equals(first));
+            if (ofFirst) {
+                firstChecking.countDown();
+                try {
+                    secondChecked.await(10, TimeUnit.SECONDS);
+                    Thread.sleep(300);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            Map<ReceiveTarget, MarkedBatch> idle = streams.idle(targets);
+            if (!ofFirst) {
+                secondChecked.countDown();
+            }
+            return idle;
+        });
+        StreamLongPoll.WakeLaneSettings lane = new StreamLongPoll.WakeLaneSettings(dataSource,
+                target -> streams.warmReceive(target.queue().value(), target.consumer(), target.member()), 1);
+        // four workers: two checks side by side
+        try (NotificationHub hub = new NotificationHub(dataSource);
+                StreamLongPoll longPoll = new StreamLongPoll(hub, streams::appendedSince, checks, 4, lane)) {
+            PlannedAttempt firstAttempt = new PlannedAttempt(first);
+            CompletableFuture<StreamBatch> firstWaiting = longPoll.receive(
+                    new ReceiveTarget(QueueName.of(first), "c", null), Duration.ofSeconds(20), firstAttempt);
+            assertThat(firstChecking.await(10, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<StreamBatch> secondWaiting = longPoll.receive(
+                    new ReceiveTarget(QueueName.of(second), "c", null), Duration.ofSeconds(20),
+                    () -> streams.receiveMarked(second, "c", null, 10));
+            waitWhile(() -> checks.idle() < 2 || !longPoll.warmedOnLane(QueueName.of(first)));
+            assertThat(checks.idle()).isEqualTo(2);
+            assertThat(longPoll.warmedOnLane(QueueName.of(first))).isTrue();
+            assertThat(longPoll.warmedOnLane(QueueName.of(second))).isFalse();
+
+            streams.append(first, NewStreamMessage.of("t", "{}"));
+            assertThat(firstWaiting.get(10, TimeUnit.SECONDS).messages()).hasSize(1);
+            assertThat(firstAttempt.thread).startsWith("pgvs3-long-poll-lane-");
+            streams.append(second, NewStreamMessage.of("t", "{}"));
+            assertThat(secondWaiting.get(10, TimeUnit.SECONDS).messages()).hasSize(1);
+        }
+    }
+
     /** A queue with consumer {@code c}. */
     private static String subscribed(String queue) {
         streams.subscribe(queue, "c", null);
