@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +37,11 @@ public final class StreamLongPollScenario implements Scenario {
     /** The receives are sent 2 ms apart: 500 of them within a second. */
     static final long SEND_GAP_MICROS = 2000;
 
-    /** Receives woken by an append (one after another); they wait longer, so that only an append ends them. */
+    /**
+     * Receives woken by an append (one after another); they wait longer, so that only an append ends them. They are
+     * spread evenly through the order in which the receives are sent (every 25th of 500), so that which queues the
+     * server favours by arrival (the wake lane warms the first ones) does not decide the figure.
+     */
     static final int WOKEN = 20;
     static final int WOKEN_WAIT_MS = 20_000;
     /** Receives on a queue of its own sent together before the measured ones, to warm the request path up. */
@@ -70,14 +75,26 @@ public final class StreamLongPollScenario implements Scenario {
                 the class loader). Then %,d `receive` calls with `wait_ms` are \
                 sent 2 ms apart (a burst of connects would overflow Tomcat's accept queue of 100 and measure the \
                 kernel's SYN retries), one per queue, each on its own connection (`java.net.http`): %d of them with \
-                `wait_ms: %,d` are woken one after another by an append to their queue (the time from the append's \
+                `wait_ms: %,d`, spread evenly through the sending order (every %dth sent), are woken one after \
+                another by an append to their queue (the time from the append's \
                 return to the receive's answer), the others wait `wait_ms: %,d` on empty queues (how long past \
                 `wait_ms` each is answered, counted from when it was sent, so the server's intake of all of them is \
                 included; a second figure counts from when the receive's queue was seen LISTENed to, at most 50 ms after \
                 the server took the receive). Meanwhile one connection sends `GET /ojs/v1/health` in a loop once every channel is \
                 LISTENed to; `pg_stat_activity` counts the connections named `%s`."""
-                .formatted(queues(options), WARM_UP, queues(options), WOKEN, WOKEN_WAIT_MS, WAIT_MS,
+                .formatted(queues(options), WARM_UP, queues(options), WOKEN, WOKEN_WAIT_MS, queues(options) / WOKEN, WAIT_MS,
                         NotificationHub.APPLICATION_NAME);
+    }
+
+    /** Which queue's receive is sent at each position: the woken ones (0 to WOKEN - 1) at every stride-th. */
+    static int[] sendOrder(int queues) {
+        int stride = queues / WOKEN;
+        int[] order = new int[queues];
+        int next = WOKEN;
+        for (int slot = 0; slot < queues; slot++) {
+            order[slot] = slot % stride == 0 && slot / stride < WOKEN ? slot / stride : next++;
+        }
+        return order;
     }
 
     static int queues(BenchOptions options) {
@@ -122,8 +139,11 @@ public final class StreamLongPollScenario implements Scenario {
             monitor.start();
             long first = System.nanoTime();
             long[] answered = new long[queues];
-            List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
-            for (int i = 0; i < queues; i++) {
+            @SuppressWarnings("unchecked")
+            CompletableFuture<HttpResponse<String>>[] polls = new CompletableFuture[queues];
+            int[] order = sendOrder(queues);
+            for (int slot = 0; slot < queues; slot++) {
+                int i = order[slot];
                 int index = i;
                 int wait = i < WOKEN ? WOKEN_WAIT_MS : WAIT_MS;
                 HttpRequest request = HttpRequest.newBuilder(URI.create(app.baseUrl() + "/ojs/v1/queues/" + queue(i)
@@ -132,13 +152,13 @@ public final class StreamLongPollScenario implements Scenario {
                         .build();
                 // paced, not all in the same instant: a burst of connects overflows the listen backlog (100), and the
             // kernel's SYN retry (1 s, then 3 s) would be measured instead of the server
-            long due = first + TimeUnit.MICROSECONDS.toNanos((long) i * SEND_GAP_MICROS);
+            long due = first + TimeUnit.MICROSECONDS.toNanos((long) slot * SEND_GAP_MICROS);
             while (System.nanoTime() < due) {
                 LockSupport.parkNanos(due - System.nanoTime());
             }
             sent[i] = System.nanoTime();
-                polls.add((i < WOKEN ? wokenClient : client).sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                        .whenComplete((response, error) -> answered[index] = System.nanoTime()));
+                polls[i] = (i < WOKEN ? wokenClient : client).sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                        .whenComplete((response, error) -> answered[index] = System.nanoTime());
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!allListening(hub, queues) && System.nanoTime() < deadline) {
@@ -163,7 +183,7 @@ public final class StreamLongPollScenario implements Scenario {
             for (int i = 0; i < WOKEN; i++) {
                 streams.append(queue(i), NewStreamMessage.of("t", "{\"i\":" + i + "}"));
                 long committed = System.nanoTime();
-                HttpResponse<String> response = polls.get(i).get(30, TimeUnit.SECONDS);
+                HttpResponse<String> response = polls[i].get(30, TimeUnit.SECONDS);
                 if (!response.body().contains("\"seq\"")) {
                     throw new IllegalStateException("receive " + i + " was not woken by its append: "
                             + response.body());
@@ -171,15 +191,15 @@ public final class StreamLongPollScenario implements Scenario {
                 wake.recordNanos(Math.max(0, answered[i] - committed));
                 health.recordNanos(health(healthClient, healthRequest));
             }
-            while (polls.stream().anyMatch(poll -> !poll.isDone())
-                    && System.nanoTime() - sent[0] < TimeUnit.MILLISECONDS.toNanos(WAIT_MS - 100)) {
+            while (Arrays.stream(polls).anyMatch(poll -> !poll.isDone())
+                    && System.nanoTime() - first < TimeUnit.MILLISECONDS.toNanos(WAIT_MS - 100)) {
                 health.recordNanos(health(healthClient, healthRequest));
                 Thread.sleep(10);
             }
             Latency late = new Latency();
             Latency lateServer = new Latency();
             for (int i = WOKEN; i < queues; i++) {
-                HttpResponse<String> response = polls.get(i).get(60, TimeUnit.SECONDS);
+                HttpResponse<String> response = polls[i].get(60, TimeUnit.SECONDS);
                 if (response.statusCode() != 200) {
                     throw new IllegalStateException("receive " + i + ": " + response.statusCode() + " "
                             + response.body());
