@@ -2,9 +2,13 @@ package io.pgvs3.embedded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFileAttributeView;
@@ -62,14 +66,64 @@ record OsUser(String name, List<String> commandPrefix) {
         UserPrincipalLookupService lookup = directory.getFileSystem().getUserPrincipalLookupService();
         UserPrincipal user = lookup.lookupPrincipalByName(name);
         GroupPrincipal group = lookup.lookupPrincipalByGroupName(idName(name));
-        try (var paths = Files.walk(directory)) {
-            for (Path path : (Iterable<Path>) paths::iterator) {
-                PosixFileAttributeView view = Files.getFileAttributeView(path, PosixFileAttributeView.class,
-                        LinkOption.NOFOLLOW_LINKS);
-                view.setOwner(user);
-                view.setGroup(group);
+        forEachPresent(directory, path -> {
+            PosixFileAttributeView view = Files.getFileAttributeView(path, PosixFileAttributeView.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            view.setOwner(user);
+            view.setGroup(group);
+        });
+    }
+
+    /**
+     * Applies {@code action} to the directory and everything under it that still exists when reached. A postmaster
+     * left behind by a killed JVM may still be shutting down on the directory, and its shutdown checkpoint removes
+     * the files of relations truncated or dropped before it: a file that is gone needs no owner.
+     */
+    static void forEachPresent(Path directory, PathAction action) throws IOException {
+        Files.walkFileTree(directory, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                try {
+                    action.apply(dir);
+                    return FileVisitResult.CONTINUE;
+                }
+                catch (NoSuchFileException ex) {
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
             }
-        }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                try {
+                    action.apply(file);
+                }
+                catch (NoSuchFileException ex) {
+                    // removed after it was listed
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException ex) throws IOException {
+                if (ex instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw ex;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException ex) throws IOException {
+                if (ex != null && !(ex instanceof NoSuchFileException)) {
+                    throw ex;
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    @FunctionalInterface
+    interface PathAction {
+        void apply(Path path) throws IOException;
     }
 
     private static String idName(String user) {
