@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 /**
  * A plain closed-loop load generator: a number of threads, each with a worker of its own, call it as fast as they
@@ -61,6 +62,20 @@ public final class Load {
     /** Like {@link #drain(int, long, Duration, WorkerFactory)}, running {@code whenDone} before the threads end. */
     public static Drained drain(int threads, long total, Duration limit, WorkerFactory factory, Runnable whenDone)
             throws Exception {
+        return drain(threads, total, limit, () -> false, factory, whenDone);
+    }
+
+    /**
+     * Like {@link #drain(int, long, Duration, WorkerFactory)}, ending early once {@code enough} answers true (asked
+     * about every millisecond): a warm-up that lasts until the JIT has settled.
+     */
+    public static Drained drain(int threads, long total, Duration limit, BooleanSupplier enough,
+            WorkerFactory factory) throws Exception {
+        return drain(threads, total, limit, enough, factory, () -> { });
+    }
+
+    private static Drained drain(int threads, long total, Duration limit, BooleanSupplier enough,
+            WorkerFactory factory, Runnable whenDone) throws Exception {
         LongAdder done = new LongAdder();
         long items;
         double seconds;
@@ -68,7 +83,7 @@ public final class Load {
             running.awaitReady();
             long start = System.nanoTime();
             long deadline = start + limit.toNanos();
-            while (done.sum() < total && System.nanoTime() < deadline) {
+            while (done.sum() < total && System.nanoTime() < deadline && !enough.getAsBoolean()) {
                 running.check();
                 Thread.sleep(1);
             }

@@ -33,6 +33,19 @@ class LoadTest {
     }
 
     @Test
+    void drainEndsOnceItHasDoneEnough() throws Exception {
+        AtomicLong asked = new AtomicLong();
+        Load.Drained drained = Load.drain(2, 1_000_000, Duration.ofSeconds(10), () -> asked.incrementAndGet() > 20,
+                index -> () -> {
+                    Thread.sleep(1);
+                    return 1;
+                });
+        assertThat(drained.complete()).isFalse();
+        assertThat(drained.seconds()).isLessThan(5);
+        assertThat(asked.get()).isEqualTo(21);
+    }
+
+    @Test
     void drainCountsTheStepsUnderWayWhenItEnded() throws Exception {
         AtomicLong taken = new AtomicLong();
         Load.Drained drained = Load.drain(4, 1_000_000, Duration.ofMillis(100), index -> () -> {
