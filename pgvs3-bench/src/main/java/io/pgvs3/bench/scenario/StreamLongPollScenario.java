@@ -15,10 +15,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.pgvs3.bench.BenchContext;
 import io.pgvs3.bench.BenchDatabase;
 import io.pgvs3.bench.BenchOptions;
+import io.pgvs3.bench.JitWatch;
 import io.pgvs3.bench.Latency;
 import io.pgvs3.bench.Scenario;
 import io.pgvs3.bench.pgvs3.BenchApplication;
@@ -44,8 +47,12 @@ public final class StreamLongPollScenario implements Scenario {
      */
     static final int WOKEN = 20;
     static final int WOKEN_WAIT_MS = 20_000;
-    /** Receives on a queue of its own sent together before the measured ones, to warm the request path up. */
+    /** Receives on a queue of their own sent together in each round of the warm-up, into a short wait_ms. */
     static final int WARM_UP = 20;
+    /** Receives woken by an append in each round of the warm-up, each on a queue of its own. */
+    static final int WARM_UP_WOKEN = 4;
+    static final Duration WARM_UP_LIMIT = Duration.ofSeconds(30);
+    private static final Pattern BATCH_ID = Pattern.compile("\"batch_id\"\\s*:\\s*(\\d+)");
 
     public static final String LATE_P50 = "streams.long-poll.late.p50";
     public static final String LATE_MAX = "streams.long-poll.late.max";
@@ -70,9 +77,11 @@ public final class StreamLongPollScenario implements Scenario {
     public String description(BenchOptions options) {
         return """
                 The HTTP routes of a Spring Boot application (default settings, 200 Tomcat threads). %,d queues, \
-                each with one consumer, are created first (not timed), and %d receives with `wait_ms` on a queue of \
-                their own, sent together, warm the request path up (a fresh application's first requests wait for \
-                the class loader). Then %,d `receive` calls with `wait_ms` are \
+                each with one consumer, are created first (not timed). A warm-up runs the same requests on queues of their own, in rounds of \
+                %d receives sent together into `wait_ms: 100` and %d woken by an append, until the JVM's JIT \
+                compilers have settled (at most 2%% of a 2-second window compiling; at least the warm-up time, at \
+                most 30 s), so that the measured requests neither wait for the class loader nor run beside the \
+                compilers; its woken queues are the first to wait, so they hold %d of the wake lane's places. Then %,d `receive` calls with `wait_ms` are \
                 sent 2 ms apart (a burst of connects would overflow Tomcat's accept queue of 100 and measure the \
                 kernel's SYN retries), one per queue, each on its own connection (`java.net.http`): %d of them with \
                 `wait_ms: %,d`, spread evenly through the sending order (every %dth sent), are woken one after \
@@ -82,7 +91,7 @@ public final class StreamLongPollScenario implements Scenario {
                 included; a second figure counts from when the receive's queue was seen LISTENed to, at most 50 ms after \
                 the server took the receive). Meanwhile one connection sends `GET /ojs/v1/health` in a loop once every channel is \
                 LISTENed to; `pg_stat_activity` counts the connections named `%s`."""
-                .formatted(queues(options), WARM_UP, queues(options), WOKEN, WOKEN_WAIT_MS, queues(options) / WOKEN, WAIT_MS,
+                .formatted(queues(options), WARM_UP, WARM_UP_WOKEN, WARM_UP_WOKEN, queues(options), WOKEN, WOKEN_WAIT_MS, queues(options) / WOKEN, WAIT_MS,
                         NotificationHub.APPLICATION_NAME);
     }
 
@@ -131,7 +140,7 @@ public final class StreamLongPollScenario implements Scenario {
             // read before it (all of them when the wake-ups run into their deadlines)
             HttpClient wokenClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(30)).build();
-            warmUp(app.baseUrl(), streams);
+            Duration warmedFor = warmUp(app.baseUrl(), streams, hub, context.options());
             long[] sent = new long[queues];
             long[] listened = new long[queues];
             Thread monitor = new Thread(() -> watchListening(hub, listened), "long-poll-monitor");
@@ -208,7 +217,8 @@ public final class StreamLongPollScenario implements Scenario {
                 late.recordNanos(past);
                 lateServer.recordNanos(Math.max(0, answered[i] - listened[i] - TimeUnit.MILLISECONDS.toNanos(WAIT_MS)));
             }
-            String settings = "queues=" + queues + " wait_ms=" + WAIT_MS;
+            String settings = "queues=" + queues + " wait_ms=" + WAIT_MS
+                    + String.format(" warm-up %.1f s", warmedFor.toMillis() / 1e3);
             context.record(LATE_P50, "answer past wait_ms, p50", "ms", late.percentileMillis(50), settings);
             context.record(LATE_MAX, "answer past wait_ms, max", "ms", late.maxMillis(), settings);
             context.record(INTAKE_MAX, "receive sent → its queue LISTENed to, max", "ms", intake.maxMillis(),
@@ -231,25 +241,77 @@ public final class StreamLongPollScenario implements Scenario {
      * loader for seconds, which is the JVM starting, not the long-polls. Receives with {@code wait_ms} on a queue of
      * their own (so no measured queue is touched), sent together, and a health request, go through that path first.
      */
-    private static void warmUp(String baseUrl, StreamStore streams) throws Exception {
+    /**
+     * Runs rounds of the scenario's requests on queues of their own until the JIT compilers have settled (at least the
+     * warm-up time, at most {@link #WARM_UP_LIMIT}; one round in a smoke run): each round {@link #WARM_UP} receives
+     * that run into a short {@code wait_ms}, {@link #WARM_UP_WOKEN} that an append wakes, and a health check. Without
+     * it the measured wake-ups ran the wake path for the first time, beside the compilers. The woken warm-up queues are
+     * the first to wait, so they hold that many of the wake lane's places. Answers how long it ran.
+     */
+    private static Duration warmUp(String baseUrl, StreamStore streams, NotificationHub hub, BenchOptions options)
+            throws Exception {
         String queue = "long-poll-warm-up";
         streams.subscribe(queue, "c", null);
+        List<String> woken = new ArrayList<>();
+        for (int i = 0; i < WARM_UP_WOKEN; i++) {
+            woken.add(queue + "-woken-" + i);
+            streams.subscribe(woken.get(i), "c", null);
+        }
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(30)).build();
-        List<CompletableFuture<HttpResponse<String>>> warming = new ArrayList<>();
-        for (int i = 0; i < WARM_UP; i++) {
-            warming.add(client.sendAsync(HttpRequest.newBuilder(URI.create(baseUrl + "/ojs/v1/queues/" + queue
-                    + "/receive")).header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"consumer\":\"c\",\"wait_ms\":100}")).build(),
-                    HttpResponse.BodyHandlers.ofString()));
-        }
-        for (CompletableFuture<HttpResponse<String>> warm : warming) {
-            HttpResponse<String> response = warm.get(60, TimeUnit.SECONDS);
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException("warm-up receive: " + response.statusCode() + " " + response.body());
+        HttpRequest healthRequest = HttpRequest.newBuilder(URI.create(baseUrl + "/ojs/v1/health")).GET().build();
+        JitWatch jit = new JitWatch(options.warmup());
+        long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
+        do {
+            List<CompletableFuture<HttpResponse<String>>> waiting = new ArrayList<>();
+            for (int i = 0; i < WARM_UP; i++) {
+                waiting.add(client.sendAsync(receive(baseUrl, queue, 100), HttpResponse.BodyHandlers.ofString()));
             }
+            List<CompletableFuture<HttpResponse<String>>> wakeable = new ArrayList<>();
+            for (String name : woken) {
+                wakeable.add(client.sendAsync(receive(baseUrl, name, 10_000), HttpResponse.BodyHandlers.ofString()));
+            }
+            for (String name : woken) {
+                awaitListening(hub, name);
+                streams.append(name, NewStreamMessage.of("t", "{}"));
+            }
+            for (CompletableFuture<HttpResponse<String>> answer : waiting) {
+                expectOk(answer.get(60, TimeUnit.SECONDS));
+            }
+            for (int i = 0; i < woken.size(); i++) {
+                HttpResponse<String> answer = wakeable.get(i).get(60, TimeUnit.SECONDS);
+                expectOk(answer);
+                // acked, so that the queue's next receive waits again rather than being handed this batch
+                Matcher batch = BATCH_ID.matcher(answer.body());
+                if (!batch.find()) {
+                    throw new IllegalStateException("warm-up receive was not woken: " + answer.body());
+                }
+                streams.ack(woken.get(i), Long.parseLong(batch.group(1)));
+            }
+            health(client, healthRequest);
         }
-        health(client, HttpRequest.newBuilder(URI.create(baseUrl + "/ojs/v1/health")).GET().build());
+        while (!options.smoke() && !jit.settled() && System.nanoTime() < deadline);
+        return jit.elapsed();
+    }
+
+    private static HttpRequest receive(String baseUrl, String queue, int waitMs) {
+        return HttpRequest.newBuilder(URI.create(baseUrl + "/ojs/v1/queues/" + queue + "/receive"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"consumer\":\"c\",\"wait_ms\":" + waitMs + "}")).build();
+    }
+
+    private static void awaitListening(NotificationHub hub, String queue) throws InterruptedException {
+        String channel = NotificationHub.channelFor(QueueName.of(queue));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!hub.isListening(channel) && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+    }
+
+    private static void expectOk(HttpResponse<String> response) {
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("warm-up receive: " + response.statusCode() + " " + response.body());
+        }
     }
 
     private static long health(HttpClient client, HttpRequest request) throws Exception {
