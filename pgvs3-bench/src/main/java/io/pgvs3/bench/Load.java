@@ -34,12 +34,29 @@ public final class Load {
         Worker create(int index) throws Exception;
     }
 
-    /** Items per second over {@code measure}, after {@code warmup} of the same load. */
+    /** The longest warm-up of a {@link #rate} window that waits for the JIT compilers. */
+    static final Duration RATE_WARM_UP_LIMIT = Duration.ofSeconds(20);
+
+    /**
+     * Items per second over {@code measure}, after a warm-up of the same load: at least {@code warmup} and until the
+     * JIT compilers have settled ({@link JitWatch}), at most {@link #RATE_WARM_UP_LIMIT}. A warm-up under a second (a
+     * smoke run's) is just that long.
+     */
     public static double rate(int threads, Duration warmup, Duration measure, WorkerFactory factory) throws Exception {
         LongAdder done = new LongAdder();
         try (Threads running = Threads.start(threads, factory, done, () -> false)) {
             running.awaitReady();
-            Thread.sleep(warmup.toMillis());
+            if (warmup.compareTo(Duration.ofSeconds(1)) < 0) {
+                Thread.sleep(warmup.toMillis());
+            }
+            else {
+                JitWatch jit = new JitWatch(warmup);
+                long deadline = System.nanoTime() + RATE_WARM_UP_LIMIT.toNanos();
+                while (!jit.settled() && System.nanoTime() < deadline) {
+                    running.check();
+                    Thread.sleep(50);
+                }
+            }
             running.check();
             long before = done.sum();
             long start = System.nanoTime();
