@@ -72,6 +72,10 @@ public final class JobsScenario implements Scenario {
     static final List<String> CPU_GROUPS = List.of(CpuGroups.CLIENT, CpuGroups.SERVER, CpuMeter.JVM_OTHER,
             CpuMeter.POSTGRES);
 
+    public static String httpRoundTripMetric(int count, String request) {
+        return "jobs.http.round_trip.count" + count + "." + request + ".p50";
+    }
+
     public static String httpCpuMetric(int count, String group) {
         return "jobs.http.cpu.count" + count + "." + group.replaceAll("[^a-z]+", "_").replaceAll("_$", "");
     }
@@ -209,7 +213,9 @@ public final class JobsScenario implements Scenario {
                         context.options().fillLimit());
                 Duration warmedFor = warmUp(context, app, payload, mapper, queue + "-warm", count);
                 context.resetStatements();
-                Load.WorkerFactory workers = httpWorkers(app, mapper, queue, count);
+                Latency fetches = new Latency();
+                Latency acks = new Latency();
+                Load.WorkerFactory workers = httpWorkers(app, mapper, queue, count, fetches, acks);
                 Map<String, Long> before = meter.read();
                 AtomicReference<Map<String, Long>> after = new AtomicReference<>();
                 // read while the load threads still live: the CPU of ended threads is no longer theirs to read
@@ -225,6 +231,11 @@ public final class JobsScenario implements Scenario {
                             + group + " per job", "µs/job", spent.getOrDefault(group, 0L) / 1e3 / drained.items(),
                             "workers=" + HTTP_WORKERS + " count=" + count + " jobs=" + drained.items());
                 }
+                String requests = "workers=" + HTTP_WORKERS + " count=" + count + " requests=";
+                context.record(httpRoundTripMetric(count, "fetch"), "HTTP fetch (count " + count + ") + ack: fetch "
+                        + "round trip, p50", "ms", fetches.percentileMillis(50), requests + fetches.count());
+                context.record(httpRoundTripMetric(count, "ack"), "HTTP fetch (count " + count + ") + ack: ack round "
+                        + "trip, p50", "ms", acks.percentileMillis(50), requests + acks.count());
                 context.profile(database, "HTTP fetch+ack count " + count);
             }
         }
@@ -243,13 +254,16 @@ public final class JobsScenario implements Scenario {
                 context.options().scaled(HTTP_WARM_UP_BACKLOG, 100), context.options().fillLimit());
         JitWatch jit = new JitWatch(context.warmup());
         Load.drain(HTTP_WORKERS, filled, context.options().smoke() ? context.warmup() : HTTP_WARM_UP_LIMIT,
-                jit::settled, httpWorkers(app, mapper, queue, count));
+                jit::settled, httpWorkers(app, mapper, queue, count, new Latency(), new Latency()));
         return jit.elapsed();
     }
 
-    /** Workers that each fetch {@code count} jobs of {@code queue} and ack them one by one, over HTTP. */
+    /**
+     * Workers that each fetch {@code count} jobs of {@code queue} and ack them one by one, over HTTP, recording each
+     * request's round trip.
+     */
     private static Load.WorkerFactory httpWorkers(BenchApplication.Running app, JsonMapper mapper, String queue,
-            int count) {
+            int count, Latency fetches, Latency acks) {
         String fetch = "{\"queues\":[\"" + queue + "\"],\"count\":" + count + ",\"worker_id\":\"w%d\"}";
         return index -> {
             Http http = new Http(app.baseUrl());
@@ -257,11 +271,16 @@ public final class JobsScenario implements Scenario {
             return new Load.Worker() {
                 @Override
                 public long step() throws Exception {
-                    JsonNode fetched = mapper.readTree(http.post("/ojs/v1/workers/fetch", body));
+                    long started = System.nanoTime();
+                    String answer = http.post("/ojs/v1/workers/fetch", body);
+                    fetches.recordNanos(System.nanoTime() - started);
+                    JsonNode fetched = mapper.readTree(answer);
                     int acked = 0;
                     for (JsonNode job : fetched.get("jobs")) {
-                        http.post("/ojs/v1/workers/ack", "{\"job_id\":\"" + job.get("id").asString()
-                                + "\",\"worker_id\":\"w" + index + "\"}");
+                        String ack = "{\"job_id\":\"" + job.get("id").asString() + "\",\"worker_id\":\"w" + index + "\"}";
+                        started = System.nanoTime();
+                        http.post("/ojs/v1/workers/ack", ack);
+                        acks.recordNanos(System.nanoTime() - started);
                         acked++;
                     }
                     return acked;

@@ -92,7 +92,9 @@ public final class StreamConsumeScenario implements Scenario {
                 *ack + receive in one call* drain with `StreamStore.ackAndReceive(queue, batchId, consumer, member, \
                 max)` instead, as a `@StreamListener` does: each call acks the batch before and receives the next \
                 one, in one transaction (one commit per batch instead of two). Each drain also reports the CPU time \
-                per delivery of the consumer threads, of the rest of the JVM and of PostgreSQL; a fan-out drain \
+                per delivery of the consumer threads, of the rest of the JVM and of PostgreSQL, and the cores in \
+                use (all that CPU time ÷ the drain's time: client and PostgreSQL share the machine's cores, so \
+                several consumers can drain at most cores ÷ one consumer's cores times its rate); a fan-out drain \
                 reports when the first and the last consumer had its whole share, and its rate up to the first \
                 (*while all %d receive*), when fewer consumers share the machine than at the start."""
                 .formatted(SHORT_BACKLOG, GROUP, GROUP, GROUP);
@@ -193,6 +195,14 @@ public final class StreamConsumeScenario implements Scenario {
                 context.record(cpuMetric(metric, group), label + ": CPU of the " + group + " per delivery",
                         "µs/event", spent.getOrDefault(group, 0L) / 1e3 / drained.settled(),
                         "threads=" + threads + " deliveries=" + drained.settled());
+            }
+            if (drained.items() > 0 && drained.seconds() > 0) {
+                // how close the drain came to using the whole machine: client, server and PostgreSQL share its cores,
+                // so a ratio of several consumers to one cannot exceed these cores ÷ the one consumer's
+                double cores = spent.values().stream().mapToLong(Long::longValue).sum() / 1e9 / drained.seconds();
+                context.record(cpuMetric(metric, "cores"), label + ": cores in use (all CPU time ÷ drain time)",
+                        "cores", cores, "threads=" + threads + " of " + Runtime.getRuntime().availableProcessors()
+                                + " cores");
             }
             context.profile(database, label);
         }
