@@ -277,7 +277,8 @@ public final class JobsScenario implements Scenario {
                     JsonNode fetched = mapper.readTree(answer);
                     int acked = 0;
                     for (JsonNode job : fetched.get("jobs")) {
-                        String ack = "{\"job_id\":\"" + job.get("id").asString() + "\",\"worker_id\":\"w" + index + "\"}";
+                        String ack = "{\"job_id\":\"" + job.get("id").asString() + "\",\"worker_id\":\"w" + index
+                                + "\"}";
                         started = System.nanoTime();
                         http.post("/ojs/v1/workers/ack", ack);
                         acks.recordNanos(System.nanoTime() - started);

@@ -1,15 +1,15 @@
 package io.pgvs3.core.job;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import io.pgvs3.core.catalog.QueueName;
@@ -18,11 +18,19 @@ import io.pgvs3.core.catalog.QueueName;
  * Group commit for acks. Each caller queues its ack; whoever gets one of a few flush permits drains the queue and
  * completes everything pending in one statement and one commit, so concurrent acks share a commit instead of each
  * paying its own. A lone ack is flushed at once by its own caller, so it waits for nobody.
+ * <p>
+ * A caller whose ack is still queued when a flusher releases its permit is woken by that flusher to flush the next
+ * batch, and a caller whose ack a flusher completed is woken by it: nobody looks again on a timer. Waiting acks used
+ * to look every millisecond, so after each commit the queue sat idle until one of them happened to look, which made
+ * an ack's round trip about twice the time of the commits it waited for.
  */
 final class AckBatcher {
 
+    /** How long a waiting caller parks before it looks again without being woken; only a safety net. */
+    static final Duration IDLE_LOOK = Duration.ofMillis(100);
+
     /** One ack; {@code queue} is where the job was fetched from, when known, else null. */
-    record Request(UUID id, String workerId, String resultJson, QueueName queue,
+    record Request(UUID id, String workerId, String resultJson, QueueName queue, Thread waiter,
             CompletableFuture<AckOutcome> outcome) {
     }
 
@@ -34,17 +42,25 @@ final class AckBatcher {
     private final Semaphore flushers;
     private final int maxBatch;
     private final Function<List<Request>, Map<Integer, AckOutcome>> executor;
+    private final long idleLookNanos;
 
     AckBatcher(int maxBatch, int flushers, Function<List<Request>, Map<Integer, AckOutcome>> executor) {
+        this(maxBatch, flushers, executor, IDLE_LOOK);
+    }
+
+    AckBatcher(int maxBatch, int flushers, Function<List<Request>, Map<Integer, AckOutcome>> executor,
+            Duration idleLook) {
         this.maxBatch = maxBatch;
         this.flushers = new Semaphore(flushers);
         this.executor = executor;
+        this.idleLookNanos = idleLook.toNanos();
     }
 
     AckOutcome submit(UUID id, String workerId, String resultJson, QueueName queue) {
-        Request request = new Request(id, workerId, resultJson, queue, new CompletableFuture<>());
+        Request request = new Request(id, workerId, resultJson, queue, Thread.currentThread(),
+                new CompletableFuture<>());
         pending.add(request);
-        while (true) {
+        while (!request.outcome().isDone()) {
             if (flushers.tryAcquire()) {
                 try {
                     flush();
@@ -52,23 +68,28 @@ final class AckBatcher {
                 finally {
                     flushers.release();
                 }
-            }
-            try {
-                return request.outcome().get(1, TimeUnit.MILLISECONDS);
-            }
-            catch (TimeoutException ex) {
-                // another flusher holds our ack or every permit is busy: look again
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for an ack to commit", ex);
-            }
-            catch (ExecutionException ex) {
-                if (ex.getCause() instanceof RuntimeException runtime) {
-                    throw runtime;
+                // after the release: an ack queued while this flush ran found no permit and waits to be woken
+                Request next = pending.peek();
+                if (next != null) {
+                    LockSupport.unpark(next.waiter());
                 }
-                throw new IllegalStateException(ex.getCause());
             }
+            else {
+                LockSupport.parkNanos(this, idleLookNanos);
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for an ack to commit");
+                }
+            }
+        }
+        try {
+            return request.outcome().join();
+        }
+        catch (CompletionException ex) {
+            if (ex.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(ex.getCause());
         }
     }
 
@@ -92,6 +113,7 @@ final class AckBatcher {
                 }
                 catch (RuntimeException ex) {
                     request.outcome().completeExceptionally(ex);
+                    wake(request);
                 }
             }
         }
@@ -101,6 +123,13 @@ final class AckBatcher {
         for (int i = 0; i < batch.size(); i++) {
             AckOutcome outcome = outcomes.get(i + 1);
             batch.get(i).outcome().complete(outcome != null ? outcome : new AckOutcome(null, false));
+            wake(batch.get(i));
+        }
+    }
+
+    private static void wake(Request request) {
+        if (request.waiter() != Thread.currentThread()) {
+            LockSupport.unpark(request.waiter());
         }
     }
 }

@@ -175,10 +175,12 @@ public class JobStore {
         QueueName queue = located.take(id);
         AckOutcome outcome;
         if (TransactionSynchronizationManager.isActualTransactionActive()) {
-            outcome = acks.execute(null, List.of(new AckBatcher.Request(id, workerId, result, null, null)), true).get(1);
+            outcome = acks.execute(null, List.of(new AckBatcher.Request(id, workerId, result, null, null, null)), true)
+                    .get(1);
         }
         else if (settings.maxAckBatch() == 1) {
-            outcome = acks.executeLocated(List.of(new AckBatcher.Request(id, workerId, result, queue, null))).get(1);
+            outcome = acks.executeLocated(List.of(new AckBatcher.Request(id, workerId, result, queue, null, null)))
+                    .get(1);
         }
         else {
             outcome = ackBatcher.submit(id, workerId, result, queue);
@@ -217,7 +219,7 @@ public class JobStore {
             if (id.isPresent()) {
                 String result = completion.resultJson() == null || completion.resultJson().equals("null") ? null
                         : completion.resultJson();
-                requests.add(new AckBatcher.Request(id.get(), completion.workerId(), result, null, null));
+                requests.add(new AckBatcher.Request(id.get(), completion.workerId(), result, null, null, null));
                 positions.add(i);
             }
         }

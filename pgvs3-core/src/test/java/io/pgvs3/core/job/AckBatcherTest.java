@@ -1,5 +1,6 @@
 package io.pgvs3.core.job;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -11,11 +12,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class AckBatcherTest {
 
@@ -56,6 +59,85 @@ class AckBatcherTest {
                 assertThat(ack.get(10, TimeUnit.SECONDS).ok()).isTrue();
             }
             assertThat(batchSizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(8);
+        }
+        finally {
+            releaseFirst.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * Acks queued while a batch commits are flushed as soon as it has committed, by a caller the flusher wakes, and
+     * each caller returns as soon as its ack has committed: with a safety-net look far longer than the test, every
+     * ack completing shows that no caller waited for it.
+     */
+    @Test
+    void acksQueuedDuringACommitAreFlushedWhenItEndsWithoutWaitingForATimer() throws Exception {
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        List<Integer> batchSizes = Collections.synchronizedList(new ArrayList<>());
+        AckBatcher batcher = new AckBatcher(3, 1, batch -> {
+            batchSizes.add(batch.size());
+            if (batchSizes.size() == 1) {
+                firstRunning.countDown();
+                await(releaseFirst);
+            }
+            Map<Integer, AckOutcome> outcomes = new HashMap<>();
+            for (int i = 1; i <= batch.size(); i++) {
+                outcomes.put(i, new AckOutcome(null, true));
+            }
+            return outcomes;
+        }, Duration.ofHours(1));
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<AckOutcome>> acks = new ArrayList<>();
+            acks.add(threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null)));
+            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+            for (int i = 0; i < 7; i++) {
+                acks.add(threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null)));
+            }
+            // every caller is parked: none may come back on its own within the test
+            Thread.sleep(200);
+            releaseFirst.countDown();
+            for (Future<AckOutcome> ack : acks) {
+                assertThat(ack.get(10, TimeUnit.SECONDS).ok()).isTrue();
+            }
+            // 7 acks in batches of at most 3, one after another, each started by a woken caller
+            assertThat(batchSizes).containsExactly(1, 3, 3, 1);
+        }
+        finally {
+            releaseFirst.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void aFailedBatchIsRetriedAckByAckAndOnlyTheFailingAckFails() throws Exception {
+        UUID bad = UUID.randomUUID();
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        AckBatcher batcher = new AckBatcher(10, 1, batch -> {
+            if (calls.incrementAndGet() == 1) {
+                firstRunning.countDown();
+                await(releaseFirst);
+            }
+            if (batch.stream().anyMatch(request -> request.id().equals(bad))) {
+                throw new IllegalStateException("bad ack");
+            }
+            return Map.of(1, new AckOutcome(null, true));
+        }, Duration.ofHours(1));
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        try {
+            Future<AckOutcome> first = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
+            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<AckOutcome> good = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
+            Future<AckOutcome> failing = threads.submit(() -> batcher.submit(bad, "w", null, null));
+            Thread.sleep(200);
+            releaseFirst.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
+            assertThat(good.get(10, TimeUnit.SECONDS).ok()).isTrue();
+            assertThatThrownBy(() -> failing.get(10, TimeUnit.SECONDS)).hasRootCauseMessage("bad ack");
         }
         finally {
             releaseFirst.countDown();
