@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
 import org.junit.jupiter.api.Test;
@@ -32,18 +33,8 @@ class AckBatcherTest {
         CountDownLatch releaseFirst = new CountDownLatch(1);
         List<Integer> batchSizes = Collections.synchronizedList(new ArrayList<>());
         JobStoreSettings defaults = JobStoreSettings.DEFAULTS;
-        AckBatcher batcher = new AckBatcher(defaults.maxAckBatch(), defaults.ackFlushers(), batch -> {
-            batchSizes.add(batch.size());
-            if (batchSizes.size() == 1) {
-                firstRunning.countDown();
-                await(releaseFirst);
-            }
-            Map<Integer, AckOutcome> outcomes = new HashMap<>();
-            for (int i = 1; i <= batch.size(); i++) {
-                outcomes.put(i, new AckOutcome(null, true));
-            }
-            return outcomes;
-        });
+        AckBatcher batcher = new AckBatcher(defaults.maxAckBatch(), defaults.ackFlushers(),
+                firstBatchHeld(batchSizes, firstRunning, releaseFirst));
         ExecutorService threads = Executors.newFixedThreadPool(8);
         try {
             List<Future<AckOutcome>> acks = new ArrayList<>();
@@ -76,18 +67,8 @@ class AckBatcherTest {
         CountDownLatch firstRunning = new CountDownLatch(1);
         CountDownLatch releaseFirst = new CountDownLatch(1);
         List<Integer> batchSizes = Collections.synchronizedList(new ArrayList<>());
-        AckBatcher batcher = new AckBatcher(3, 1, batch -> {
-            batchSizes.add(batch.size());
-            if (batchSizes.size() == 1) {
-                firstRunning.countDown();
-                await(releaseFirst);
-            }
-            Map<Integer, AckOutcome> outcomes = new HashMap<>();
-            for (int i = 1; i <= batch.size(); i++) {
-                outcomes.put(i, new AckOutcome(null, true));
-            }
-            return outcomes;
-        }, Duration.ofHours(1));
+        AckBatcher batcher = new AckBatcher(3, 1, firstBatchHeld(batchSizes, firstRunning, releaseFirst),
+                Duration.ofHours(1));
         ExecutorService threads = Executors.newFixedThreadPool(8);
         try {
             List<Future<AckOutcome>> acks = new ArrayList<>();
@@ -143,6 +124,23 @@ class AckBatcherTest {
             releaseFirst.countDown();
             threads.shutdownNow();
         }
+    }
+
+    /** Acks every batch, noting its size; the first one commits only once {@code releaseFirst} is counted down. */
+    private static Function<List<AckBatcher.Request>, Map<Integer, AckOutcome>> firstBatchHeld(
+            List<Integer> batchSizes, CountDownLatch firstRunning, CountDownLatch releaseFirst) {
+        return batch -> {
+            batchSizes.add(batch.size());
+            if (batchSizes.size() == 1) {
+                firstRunning.countDown();
+                await(releaseFirst);
+            }
+            Map<Integer, AckOutcome> outcomes = new HashMap<>();
+            for (int i = 1; i <= batch.size(); i++) {
+                outcomes.put(i, new AckOutcome(null, true));
+            }
+            return outcomes;
+        };
     }
 
     private static void await(CountDownLatch latch) {
