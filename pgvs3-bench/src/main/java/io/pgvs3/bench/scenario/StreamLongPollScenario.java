@@ -236,17 +236,14 @@ public final class StreamLongPollScenario implements Scenario {
     }
 
     /**
-     * A freshly started application loads the classes of its request path (Tomcat's, Spring MVC's, the async
-     * request's) on its first requests; with hundreds arriving at once, every request thread waits on the class
-     * loader for seconds, which is the JVM starting, not the long-polls. Receives with {@code wait_ms} on a queue of
-     * their own (so no measured queue is touched), sent together, and a health request, go through that path first.
-     */
-    /**
-     * Runs rounds of the scenario's requests on queues of their own until the JIT compilers have settled (at least the
-     * warm-up time, at most {@link #WARM_UP_LIMIT}; one round in a smoke run): each round {@link #WARM_UP} receives
-     * that run into a short {@code wait_ms}, {@link #WARM_UP_WOKEN} that an append wakes, and a health check. Without
-     * it the measured wake-ups ran the wake path for the first time, beside the compilers. The woken warm-up queues are
-     * the first to wait, so they hold that many of the wake lane's places. Answers how long it ran.
+     * Runs rounds of the scenario's requests on queues of their own (so no measured queue is touched) until the JIT
+     * compilers have settled (at least the warm-up time, at most {@link #WARM_UP_LIMIT}; one round in a smoke run):
+     * each round {@link #WARM_UP} receives that run into a short {@code wait_ms}, {@link #WARM_UP_WOKEN} that an
+     * append wakes, and a health check. A freshly started application loads the classes of its request path on its
+     * first requests, and with hundreds arriving at once every request thread waits on the class loader for seconds;
+     * and without the rounds the measured wake-ups ran the wake path for the first time, beside the compilers. The
+     * woken warm-up queues are the first to wait, so they hold that many of the wake lane's places. Answers how long
+     * it ran.
      */
     private static Duration warmUp(String baseUrl, StreamStore streams, NotificationHub hub, BenchOptions options)
             throws Exception {
