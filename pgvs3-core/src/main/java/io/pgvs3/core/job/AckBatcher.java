@@ -77,12 +77,37 @@ final class AckBatcher {
             else {
                 LockSupport.parkNanos(this, idleLookNanos);
                 if (Thread.interrupted()) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while waiting for an ack to commit");
+                    withdraw(request);
+                    // a flusher has taken it: wait for its outcome below
+                    break;
                 }
             }
         }
+        return outcome(request);
+    }
+
+    /**
+     * An interrupted caller withdraws its ack if no flusher has taken it, so that nothing is written for a caller told
+     * that its ack failed; the wake-up meant for the head of the queue is passed on, in case it was this caller's. A
+     * flusher that has taken the ack may be committing it already: then the caller waits for the outcome (one
+     * statement) and returns it with its interrupt status kept, and is never told of a failure after its ack has
+     * committed.
+     */
+    private void withdraw(Request request) {
+        boolean withdrawn = pending.remove(request);
+        Request next = pending.peek();
+        if (next != null) {
+            LockSupport.unpark(next.waiter());
+        }
+        Thread.currentThread().interrupt();
+        if (withdrawn) {
+            throw new IllegalStateException("interrupted while waiting for an ack to commit; the ack was not applied");
+        }
+    }
+
+    private static AckOutcome outcome(Request request) {
         try {
+            // not interruptible: an ack a flusher has taken is waited for to the end
             return request.outcome().join();
         }
         catch (CompletionException ex) {

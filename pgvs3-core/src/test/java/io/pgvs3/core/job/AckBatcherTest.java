@@ -12,7 +12,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
@@ -126,6 +128,117 @@ class AckBatcherTest {
         }
     }
 
+    /**
+     * A caller interrupted while its ack waits in the queue takes it back: nothing is written for it, and the ack
+     * queued behind it still commits.
+     */
+    @Test
+    void anInterruptedCallerWithdrawsAnAckNoFlushHasTaken() throws Exception {
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        List<UUID> written = Collections.synchronizedList(new ArrayList<>());
+        AckBatcher batcher = new AckBatcher(10, 1, batch -> {
+            batch.forEach(request -> written.add(request.id()));
+            if (firstRunning.getCount() > 0) {
+                firstRunning.countDown();
+                await(releaseFirst);
+            }
+            return allOk(batch.size());
+        }, Duration.ofHours(1));
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<AckOutcome> first = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
+            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+            UUID withdrawn = UUID.randomUUID();
+            AtomicReference<RuntimeException> failure = new AtomicReference<>();
+            AtomicBoolean keptInterrupt = new AtomicBoolean();
+            Thread interrupted = new Thread(() -> {
+                try {
+                    batcher.submit(withdrawn, "w", null, null);
+                }
+                catch (RuntimeException ex) {
+                    failure.set(ex);
+                    keptInterrupt.set(Thread.currentThread().isInterrupted());
+                }
+            });
+            interrupted.start();
+            Thread.sleep(200);
+            UUID behind = UUID.randomUUID();
+            Future<AckOutcome> queuedBehind = threads.submit(() -> batcher.submit(behind, "w", null, null));
+            Thread.sleep(200);
+            interrupted.interrupt();
+            interrupted.join(10_000);
+            assertThat(failure.get()).hasMessageContaining("not applied");
+            assertThat(keptInterrupt).isTrue();
+            releaseFirst.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
+            assertThat(queuedBehind.get(10, TimeUnit.SECONDS).ok()).isTrue();
+            assertThat(written).contains(behind).doesNotContain(withdrawn);
+        }
+        finally {
+            releaseFirst.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * A caller interrupted once a flusher has taken its ack waits for that commit and gets its outcome, keeping its
+     * interrupt status: it is never told that an ack failed which then commits.
+     */
+    @Test
+    void anInterruptedCallerWhoseAckIsCommittingGetsItsOutcome() throws Exception {
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch secondRunning = new CountDownLatch(1);
+        CountDownLatch releaseSecond = new CountDownLatch(1);
+        List<List<UUID>> batches = Collections.synchronizedList(new ArrayList<>());
+        AckBatcher batcher = new AckBatcher(10, 1, batch -> {
+            batches.add(batch.stream().map(AckBatcher.Request::id).toList());
+            if (batches.size() == 1) {
+                firstRunning.countDown();
+                await(releaseFirst);
+            }
+            else if (batches.size() == 2) {
+                secondRunning.countDown();
+                await(releaseSecond);
+            }
+            return allOk(batch.size());
+        }, Duration.ofHours(1));
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<AckOutcome> first = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
+            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<AckOutcome> flusher = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
+            Thread.sleep(200);
+            UUID committing = UUID.randomUUID();
+            AtomicReference<AckOutcome> outcome = new AtomicReference<>();
+            AtomicBoolean keptInterrupt = new AtomicBoolean();
+            Thread interrupted = new Thread(() -> {
+                outcome.set(batcher.submit(committing, "w", null, null));
+                keptInterrupt.set(Thread.currentThread().isInterrupted());
+            });
+            interrupted.start();
+            Thread.sleep(200);
+            releaseFirst.countDown();
+            assertThat(secondRunning.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(batches.get(1)).contains(committing);
+            interrupted.interrupt();
+            interrupted.join(300);
+            assertThat(interrupted.isAlive()).as("waits for the commit its ack is in").isTrue();
+            releaseSecond.countDown();
+            interrupted.join(10_000);
+            assertThat(outcome.get().ok()).isTrue();
+            assertThat(keptInterrupt).isTrue();
+            assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
+            assertThat(flusher.get(10, TimeUnit.SECONDS).ok()).isTrue();
+        }
+        finally {
+            releaseFirst.countDown();
+            releaseSecond.countDown();
+            threads.shutdownNow();
+        }
+    }
+
     /** Acks every batch, noting its size; the first one commits only once {@code releaseFirst} is counted down. */
     private static Function<List<AckBatcher.Request>, Map<Integer, AckOutcome>> firstBatchHeld(
             List<Integer> batchSizes, CountDownLatch firstRunning, CountDownLatch releaseFirst) {
@@ -135,12 +248,16 @@ class AckBatcherTest {
                 firstRunning.countDown();
                 await(releaseFirst);
             }
-            Map<Integer, AckOutcome> outcomes = new HashMap<>();
-            for (int i = 1; i <= batch.size(); i++) {
-                outcomes.put(i, new AckOutcome(null, true));
-            }
-            return outcomes;
+            return allOk(batch.size());
         };
+    }
+
+    private static Map<Integer, AckOutcome> allOk(int size) {
+        Map<Integer, AckOutcome> outcomes = new HashMap<>();
+        for (int i = 1; i <= size; i++) {
+            outcomes.put(i, new AckOutcome(null, true));
+        }
+        return outcomes;
     }
 
     private static void await(CountDownLatch latch) {
