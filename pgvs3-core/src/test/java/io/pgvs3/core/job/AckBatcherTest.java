@@ -18,12 +18,21 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import io.pgvs3.core.job.AckBatcher.AckOutcome;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class AckBatcherTest {
+
+    private final ExecutorService threads = Executors.newFixedThreadPool(8);
+
+    @AfterEach
+    void stopThreads() {
+        // also ends a held batch: its executor is interrupted while it waits
+        threads.shutdownNow();
+    }
 
     /**
      * With the default settings, acks that arrive while a batch commits do not start commits of their own: they wait
@@ -37,26 +46,19 @@ class AckBatcherTest {
         JobStoreSettings defaults = JobStoreSettings.DEFAULTS;
         AckBatcher batcher = new AckBatcher(defaults.maxAckBatch(), defaults.ackFlushers(),
                 firstBatchHeld(batchSizes, firstRunning, releaseFirst));
-        ExecutorService threads = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<AckOutcome>> acks = new ArrayList<>();
-            acks.add(threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null)));
-            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
-            for (int i = 0; i < 7; i++) {
-                acks.add(threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null)));
-            }
-            Thread.sleep(300);
-            assertThat(batchSizes).as("batches started while the first one commits").containsExactly(1);
-            releaseFirst.countDown();
-            for (Future<AckOutcome> ack : acks) {
-                assertThat(ack.get(10, TimeUnit.SECONDS).ok()).isTrue();
-            }
-            assertThat(batchSizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(8);
+        List<Future<AckOutcome>> acks = new ArrayList<>();
+        acks.add(ack(batcher));
+        assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 7; i++) {
+            acks.add(ack(batcher));
         }
-        finally {
-            releaseFirst.countDown();
-            threads.shutdownNow();
+        Thread.sleep(300);
+        assertThat(batchSizes).as("batches started while the first one commits").containsExactly(1);
+        releaseFirst.countDown();
+        for (Future<AckOutcome> ack : acks) {
+            assertThat(ack.get(10, TimeUnit.SECONDS).ok()).isTrue();
         }
+        assertThat(batchSizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(8);
     }
 
     /**
@@ -71,27 +73,20 @@ class AckBatcherTest {
         List<Integer> batchSizes = Collections.synchronizedList(new ArrayList<>());
         AckBatcher batcher = new AckBatcher(3, 1, firstBatchHeld(batchSizes, firstRunning, releaseFirst),
                 Duration.ofHours(1));
-        ExecutorService threads = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<AckOutcome>> acks = new ArrayList<>();
-            acks.add(threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null)));
-            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
-            for (int i = 0; i < 7; i++) {
-                acks.add(threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null)));
-            }
-            // every caller is parked: none may come back on its own within the test
-            Thread.sleep(200);
-            releaseFirst.countDown();
-            for (Future<AckOutcome> ack : acks) {
-                assertThat(ack.get(10, TimeUnit.SECONDS).ok()).isTrue();
-            }
-            // 7 acks in batches of at most 3, one after another, each started by a woken caller
-            assertThat(batchSizes).containsExactly(1, 3, 3, 1);
+        List<Future<AckOutcome>> acks = new ArrayList<>();
+        acks.add(ack(batcher));
+        assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 7; i++) {
+            acks.add(ack(batcher));
         }
-        finally {
-            releaseFirst.countDown();
-            threads.shutdownNow();
+        // every caller is parked: none may come back on its own within the test
+        Thread.sleep(200);
+        releaseFirst.countDown();
+        for (Future<AckOutcome> ack : acks) {
+            assertThat(ack.get(10, TimeUnit.SECONDS).ok()).isTrue();
         }
+        // 7 acks in batches of at most 3, one after another, each started by a woken caller
+        assertThat(batchSizes).containsExactly(1, 3, 3, 1);
     }
 
     @Test
@@ -110,22 +105,15 @@ class AckBatcherTest {
             }
             return Map.of(1, new AckOutcome(null, true));
         }, Duration.ofHours(1));
-        ExecutorService threads = Executors.newFixedThreadPool(4);
-        try {
-            Future<AckOutcome> first = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
-            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
-            Future<AckOutcome> good = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
-            Future<AckOutcome> failing = threads.submit(() -> batcher.submit(bad, "w", null, null));
-            Thread.sleep(200);
-            releaseFirst.countDown();
-            assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
-            assertThat(good.get(10, TimeUnit.SECONDS).ok()).isTrue();
-            assertThatThrownBy(() -> failing.get(10, TimeUnit.SECONDS)).hasRootCauseMessage("bad ack");
-        }
-        finally {
-            releaseFirst.countDown();
-            threads.shutdownNow();
-        }
+        Future<AckOutcome> first = ack(batcher);
+        assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<AckOutcome> good = ack(batcher);
+        Future<AckOutcome> failing = ack(batcher, bad);
+        Thread.sleep(200);
+        releaseFirst.countDown();
+        assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
+        assertThat(good.get(10, TimeUnit.SECONDS).ok()).isTrue();
+        assertThatThrownBy(() -> failing.get(10, TimeUnit.SECONDS)).hasRootCauseMessage("bad ack");
     }
 
     /**
@@ -145,40 +133,34 @@ class AckBatcherTest {
             }
             return allOk(batch.size());
         }, Duration.ofHours(1));
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            Future<AckOutcome> first = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
-            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
-            UUID withdrawn = UUID.randomUUID();
-            AtomicReference<RuntimeException> failure = new AtomicReference<>();
-            AtomicBoolean keptInterrupt = new AtomicBoolean();
-            Thread interrupted = new Thread(() -> {
-                try {
-                    batcher.submit(withdrawn, "w", null, null);
-                }
-                catch (RuntimeException ex) {
-                    failure.set(ex);
-                    keptInterrupt.set(Thread.currentThread().isInterrupted());
-                }
-            });
-            interrupted.start();
-            Thread.sleep(200);
-            UUID behind = UUID.randomUUID();
-            Future<AckOutcome> queuedBehind = threads.submit(() -> batcher.submit(behind, "w", null, null));
-            Thread.sleep(200);
-            interrupted.interrupt();
-            interrupted.join(10_000);
-            assertThat(failure.get()).hasMessageContaining("not applied");
-            assertThat(keptInterrupt).isTrue();
-            releaseFirst.countDown();
-            assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
-            assertThat(queuedBehind.get(10, TimeUnit.SECONDS).ok()).isTrue();
-            assertThat(written).contains(behind).doesNotContain(withdrawn);
-        }
-        finally {
-            releaseFirst.countDown();
-            threads.shutdownNow();
-        }
+        Future<AckOutcome> first = ack(batcher);
+        assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+        UUID withdrawn = UUID.randomUUID();
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        AtomicBoolean keptInterrupt = new AtomicBoolean();
+        Thread interrupted = new Thread(() -> {
+            try {
+                batcher.submit(withdrawn, "w", null, null);
+            }
+            catch (RuntimeException ex) {
+                failure.set(ex);
+                keptInterrupt.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        interrupted.setDaemon(true);
+        interrupted.start();
+        Thread.sleep(200);
+        UUID behind = UUID.randomUUID();
+        Future<AckOutcome> queuedBehind = ack(batcher, behind);
+        Thread.sleep(200);
+        interrupted.interrupt();
+        interrupted.join(10_000);
+        assertThat(failure.get()).hasMessageContaining("not applied");
+        assertThat(keptInterrupt).isTrue();
+        releaseFirst.countDown();
+        assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
+        assertThat(queuedBehind.get(10, TimeUnit.SECONDS).ok()).isTrue();
+        assertThat(written).contains(behind).doesNotContain(withdrawn);
     }
 
     /**
@@ -204,39 +186,40 @@ class AckBatcherTest {
             }
             return allOk(batch.size());
         }, Duration.ofHours(1));
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            Future<AckOutcome> first = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
-            assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
-            Future<AckOutcome> flusher = threads.submit(() -> batcher.submit(UUID.randomUUID(), "w", null, null));
-            Thread.sleep(200);
-            UUID committing = UUID.randomUUID();
-            AtomicReference<AckOutcome> outcome = new AtomicReference<>();
-            AtomicBoolean keptInterrupt = new AtomicBoolean();
-            Thread interrupted = new Thread(() -> {
-                outcome.set(batcher.submit(committing, "w", null, null));
-                keptInterrupt.set(Thread.currentThread().isInterrupted());
-            });
-            interrupted.start();
-            Thread.sleep(200);
-            releaseFirst.countDown();
-            assertThat(secondRunning.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(batches.get(1)).contains(committing);
-            interrupted.interrupt();
-            interrupted.join(300);
-            assertThat(interrupted.isAlive()).as("waits for the commit its ack is in").isTrue();
-            releaseSecond.countDown();
-            interrupted.join(10_000);
-            assertThat(outcome.get().ok()).isTrue();
-            assertThat(keptInterrupt).isTrue();
-            assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
-            assertThat(flusher.get(10, TimeUnit.SECONDS).ok()).isTrue();
-        }
-        finally {
-            releaseFirst.countDown();
-            releaseSecond.countDown();
-            threads.shutdownNow();
-        }
+        Future<AckOutcome> first = ack(batcher);
+        assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<AckOutcome> flusher = ack(batcher);
+        Thread.sleep(200);
+        UUID committing = UUID.randomUUID();
+        AtomicReference<AckOutcome> outcome = new AtomicReference<>();
+        AtomicBoolean keptInterrupt = new AtomicBoolean();
+        Thread interrupted = new Thread(() -> {
+            outcome.set(batcher.submit(committing, "w", null, null));
+            keptInterrupt.set(Thread.currentThread().isInterrupted());
+        });
+        interrupted.setDaemon(true);
+        interrupted.start();
+        Thread.sleep(200);
+        releaseFirst.countDown();
+        assertThat(secondRunning.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(batches.get(1)).contains(committing);
+        interrupted.interrupt();
+        interrupted.join(300);
+        assertThat(interrupted.isAlive()).as("waits for the commit its ack is in").isTrue();
+        releaseSecond.countDown();
+        interrupted.join(10_000);
+        assertThat(outcome.get().ok()).isTrue();
+        assertThat(keptInterrupt).isTrue();
+        assertThat(first.get(10, TimeUnit.SECONDS).ok()).isTrue();
+        assertThat(flusher.get(10, TimeUnit.SECONDS).ok()).isTrue();
+    }
+
+    private Future<AckOutcome> ack(AckBatcher batcher) {
+        return ack(batcher, UUID.randomUUID());
+    }
+
+    private Future<AckOutcome> ack(AckBatcher batcher, UUID id) {
+        return threads.submit(() -> batcher.submit(id, "w", null, null));
     }
 
     /** Acks every batch, noting its size; the first one commits only once {@code releaseFirst} is counted down. */
