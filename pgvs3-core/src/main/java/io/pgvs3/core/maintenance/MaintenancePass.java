@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 import javax.sql.DataSource;
 
@@ -23,6 +24,9 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * the tasks run in their own transactions. The holding transaction never writes, so it pins no xmin horizon.
  */
 public class MaintenancePass {
+
+    /** Why a task that a stop kept from running is listed among a pass's failures. */
+    static final String STOPPED = "not run: maintenance is stopping";
 
     /** Takes the advisory lock that elects the maintenance leader (key {@code pgvs3.maintenance}, see sql/README.md). */
     static final String LOCK_SQL = "SELECT pg_try_advisory_xact_lock(s3p.maintenance_lock_key())";
@@ -48,6 +52,15 @@ public class MaintenancePass {
     }
 
     public MaintenanceReport runOnce() {
+        return runOnce(() -> false);
+    }
+
+    /**
+     * Runs the tasks once, but none after {@code stopRequested} answers true: a stop waits for the task running at
+     * that moment, not for the whole pass (with the database unreachable each task waits for a connection in turn).
+     * The tasks left out are listed among the failures, so such a pass never counts as complete.
+     */
+    public MaintenanceReport runOnce(BooleanSupplier stopRequested) {
         Instant started = Instant.now();
         long startNanos = System.nanoTime();
         try (Connection lock = dataSource.getConnection()) {
@@ -59,6 +72,10 @@ public class MaintenancePass {
                 Map<String, Long> handled = new LinkedHashMap<>();
                 Map<String, String> failures = new LinkedHashMap<>();
                 for (MaintenanceTask task : tasks) {
+                    if (stopRequested.getAsBoolean()) {
+                        failures.put(task.name(), STOPPED);
+                        continue;
+                    }
                     try {
                         handled.put(task.name(), task.run());
                     }

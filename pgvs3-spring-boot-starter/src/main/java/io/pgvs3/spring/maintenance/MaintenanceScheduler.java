@@ -27,6 +27,7 @@ public class MaintenanceScheduler implements SmartLifecycle {
     private final Pgvs3Metrics metrics;
     private ScheduledExecutorService executor;
     private volatile Instant lastCompletedAt;
+    private volatile boolean stopping;
 
     public MaintenanceScheduler(MaintenancePass pass, Duration interval) {
         this(pass, interval, Pgvs3Metrics.NOOP);
@@ -55,6 +56,7 @@ public class MaintenanceScheduler implements SmartLifecycle {
         if (executor != null) {
             return;
         }
+        stopping = false;
         executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "pgvs3-maintenance");
             thread.setDaemon(true);
@@ -65,7 +67,11 @@ public class MaintenanceScheduler implements SmartLifecycle {
 
     private void runPass() {
         try {
-            MaintenanceReport report = pass.runOnce();
+            MaintenanceReport report = pass.runOnce(() -> stopping);
+            if (stopping) {
+                // cut short by the stop: neither a failure to count nor a completed pass
+                return;
+            }
             metrics.maintenance(report);
             if (report.succeeded()) {
                 lastCompletedAt = Instant.now();
@@ -81,6 +87,8 @@ public class MaintenanceScheduler implements SmartLifecycle {
         if (executor == null) {
             return;
         }
+        // the pass running now ends after its current task instead of running the rest
+        stopping = true;
         executor.shutdown();
         try {
             executor.awaitTermination(10, TimeUnit.SECONDS);
