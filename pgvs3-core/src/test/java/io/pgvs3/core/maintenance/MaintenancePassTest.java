@@ -6,7 +6,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongSupplier;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.pgvs3.core.catalog.CatalogMigrator;
@@ -36,10 +35,10 @@ class MaintenancePassTest {
 
     @Test
     void aPassRunsEveryTaskAndReportsWhatEachHandledAndWhichFailed() {
-        MaintenancePass pass = new MaintenancePass(dataSource, List.of(task("first", () -> 3),
-                task("broken", () -> {
+        MaintenancePass pass = new MaintenancePass(dataSource, List.of(MaintenanceTask.of("first", () -> 3),
+                MaintenanceTask.of("broken", () -> {
                     throw new IllegalStateException("no luck");
-                }), task("last", () -> 1)));
+                }), MaintenanceTask.of("last", () -> 1)));
         MaintenanceReport report = pass.runOnce();
         assertThat(report.ran()).isTrue();
         assertThat(report.handled()).containsEntry("first", 3L).containsEntry("last", 1L).doesNotContainKey("broken");
@@ -57,11 +56,12 @@ class MaintenancePassTest {
         CountDownLatch releaseFirst = new CountDownLatch(1);
         AtomicBoolean stopRequested = new AtomicBoolean();
         AtomicInteger laterRuns = new AtomicInteger();
-        MaintenancePass pass = new MaintenancePass(dataSource, List.of(task("slow", () -> {
+        MaintenancePass pass = new MaintenancePass(dataSource, List.of(MaintenanceTask.of("slow", () -> {
             firstRunning.countDown();
             await(releaseFirst);
             return 1;
-        }), task("second", laterRuns::incrementAndGet), task("third", laterRuns::incrementAndGet)));
+        }), MaintenanceTask.of("second", laterRuns::incrementAndGet),
+                MaintenanceTask.of("third", laterRuns::incrementAndGet)));
         CompletableFuture<MaintenanceReport> running = CompletableFuture.supplyAsync(
                 () -> pass.runOnce(stopRequested::get));
         assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
@@ -72,20 +72,6 @@ class MaintenancePassTest {
         assertThat(report.handled()).containsOnlyKeys("slow");
         assertThat(report.failures()).containsOnlyKeys("second", "third").containsValue(MaintenancePass.STOPPED);
         assertThat(report.succeeded()).isFalse();
-    }
-
-    private static MaintenanceTask task(String name, LongSupplier work) {
-        return new MaintenanceTask() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public long run() {
-                return work.getAsLong();
-            }
-        };
     }
 
     private static void await(CountDownLatch latch) {

@@ -53,26 +53,18 @@ class MaintenanceSchedulerTests {
 
     /** A task that takes a second, as one waiting for a connection that never comes does. */
     private static MaintenanceTask slowTask(String name, CountDownLatch started, AtomicInteger tasksRun) {
-        return new MaintenanceTask() {
-            @Override
-            public String name() {
-                return name;
+        return MaintenanceTask.of(name, () -> {
+            tasksRun.incrementAndGet();
+            if (started != null) {
+                started.countDown();
             }
-
-            @Override
-            public long run() {
-                tasksRun.incrementAndGet();
-                if (started != null) {
-                    started.countDown();
-                }
-                try {
-                    Thread.sleep(1_000);
-                }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-                return 0;
+            try {
+                Thread.sleep(1_000);
             }
-        };
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            return 0;
+        });
     }
 }
