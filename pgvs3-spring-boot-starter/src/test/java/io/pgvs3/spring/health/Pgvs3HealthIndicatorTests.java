@@ -8,11 +8,9 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.pgvs3.core.catalog.CatalogMigrator;
 import io.pgvs3.spring.autoconfigure.Pgvs3HealthProperties;
 import io.pgvs3.spring.it.TestDataSource;
 import io.pgvs3.spring.maintenance.MaintenanceScheduler;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,13 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class Pgvs3HealthIndicatorTests {
 
     @RegisterExtension
-    static final TestDataSource database = new TestDataSource();
-
-    @BeforeAll
-    static void catalog() {
-        // the maintenance pass takes its lock through the catalog's key function
-        new CatalogMigrator(database.get()).migrate();
-    }
+    static final TestDataSource database = TestDataSource.withCatalog();
 
     @Test
     void upWithTheDatabaseVersion() {

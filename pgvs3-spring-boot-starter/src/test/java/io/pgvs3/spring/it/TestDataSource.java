@@ -3,6 +3,7 @@ package io.pgvs3.spring.it;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.pgvs3.core.catalog.CatalogMigrator;
 import io.pgvs3.test.TestPostgres;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -16,11 +17,28 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  */
 public final class TestDataSource implements BeforeAllCallback, AfterAllCallback {
 
+    private final boolean catalog;
     private HikariDataSource dataSource;
+
+    public TestDataSource() {
+        this(false);
+    }
+
+    private TestDataSource(boolean catalog) {
+        this.catalog = catalog;
+    }
+
+    /** The same, on a database with pgvs3's catalog migrated (what the maintenance pass's lock needs, for one). */
+    public static TestDataSource withCatalog() {
+        return new TestDataSource(true);
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) {
         dataSource = TestPostgres.get().newDatabase().newDataSource(4);
+        if (catalog) {
+            new CatalogMigrator(dataSource).migrate();
+        }
     }
 
     @Override

@@ -6,11 +6,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.pgvs3.core.catalog.CatalogMigrator;
 import io.pgvs3.core.maintenance.MaintenancePass;
 import io.pgvs3.core.maintenance.MaintenanceTask;
 import io.pgvs3.spring.it.TestDataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,13 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MaintenanceSchedulerTests {
 
     @RegisterExtension
-    static final TestDataSource database = new TestDataSource();
-
-    @BeforeAll
-    static void catalog() {
-        // the maintenance pass takes its lock through the catalog's key function
-        new CatalogMigrator(database.get()).migrate();
-    }
+    static final TestDataSource database = TestDataSource.withCatalog();
 
     /**
      * A stop during a pass waits for the task running at that moment, not for the rest: with the database gone each
