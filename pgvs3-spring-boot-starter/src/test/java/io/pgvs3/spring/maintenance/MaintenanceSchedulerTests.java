@@ -21,8 +21,7 @@ class MaintenanceSchedulerTests {
 
     /**
      * A stop during a pass waits for the task running at that moment, not for the rest: with the database gone each
-     * task waits the pool's connection timeout in turn, which made an application's close wait for one timeout per
-     * task (five of them, 10 s, in the graceful-shutdown test that found it).
+     * task waits the pool's connection timeout in turn, and an application's close would wait one timeout per task.
      */
     @Test
     void aStopDuringAPassWaitsForTheRunningTaskOnly() throws Exception {
